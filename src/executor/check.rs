@@ -1,0 +1,207 @@
+//! The 6-step confirmation check (seed 003 section 5), preceded by signature verification. Pure: the
+//! confirmation, the request, the host's "now" and the trusted keys in; a verdict out.
+
+use super::confirmation::{Confirmation, ConfirmationState};
+use super::request::ExecutorRequest;
+use super::signature::KeyRing;
+use crate::timestamp::{EpochMillis, HOUR_MS, parse_rfc3339};
+use serde::{Deserialize, Serialize};
+use tsify::Tsify;
+
+/// How long a confirmation stays valid after `confirmed_at` (seed 003 step 3a).
+pub const CONFIRMATION_TTL_MS: EpochMillis = 24 * HOUR_MS;
+
+/// The check step that rejected a confirmation, in the order the checks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Step 1: no confirmation with this id.
+    NotFound,
+    /// Before anything else is trusted: missing, unknown-key, malformed or non-matching signature.
+    SignatureInvalid,
+    /// Step 2: already consumed by an Apply.
+    AlreadyConsumed,
+    /// Step 2: another Apply with it started and was never committed; a human must reconcile.
+    InFlight,
+    /// Step 3a: 24 hours or more since `confirmed_at`.
+    ExpiredTime,
+    /// Step 3b: withdrawn by a human.
+    Cancelled,
+    /// Step 3: invalidated earlier by a failed precondition (step 6).
+    Invalidated,
+    /// Step 4: the request targets another node.
+    NodeMismatch,
+    /// Step 5: the request's content differs from what was approved.
+    ChangeMismatch,
+}
+
+/// A rejection by steps 1-5 (or the signature): the confirmation itself is unusable for this request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    pub phase: Phase,
+    pub reason: String,
+}
+
+impl Rejection {
+    fn new(phase: Phase, reason: impl Into<String>) -> Self {
+        Self { phase, reason: reason.into() }
+    }
+}
+
+/// Outcome of the pure check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum CheckVerdict {
+    /// Every step passed: the Apply may run.
+    Pass,
+    /// Steps 1-5 (or the signature) failed. Not consumed.
+    Rejected { phase: Phase, reason: String },
+    /// Step 6: the node's current status differs from the approved `from`. The confirmation is
+    /// invalidated: not consumed, never usable again.
+    ReconfirmRequired { reason: String, current_status: String },
+    /// Steps 1-5 passed, and no current status was given, so step 6 has not run yet.
+    PendingPrecondition,
+}
+
+/// Input of the pure check. `current_status` is the node's status from Preview; without it, step 6 is
+/// left pending.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(deny_unknown_fields)]
+pub struct CheckInput {
+    pub confirmation: Option<Confirmation>,
+    pub request: ExecutorRequest,
+    /// Host clock, milliseconds since the Unix epoch.
+    pub now: f64,
+    /// Trusted verification keys: key id -> secret.
+    pub keys: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub current_status: Option<String>,
+}
+
+/// The signature check and steps 1-5, in order. `Ok` means the Apply may proceed to step 6.
+pub fn check_before_apply(
+    confirmation: Option<&Confirmation>,
+    request: &ExecutorRequest,
+    now: EpochMillis,
+    keys: &KeyRing,
+) -> Result<(), Rejection> {
+    // Step 1: existence.
+    let Some(confirmation) = confirmation.filter(|found| found.confirmation_id == request.confirmation_id) else {
+        return Err(Rejection::new(
+            Phase::NotFound,
+            format!("This confirmation ID was not found: `{}`.", request.confirmation_id),
+        ));
+    };
+    // Nothing in it is trusted before its signature is.
+    keys.verify(confirmation)
+        .map_err(|why| Rejection::new(Phase::SignatureInvalid, format!("This confirmation is not authentic: {why}.")))?;
+    // Step 2: already used, or in use.
+    match confirmation.state() {
+        ConfirmationState::Consumed => {
+            let at = confirmation.consumed_at.as_deref().unwrap_or("an unrecorded time");
+            return Err(Rejection::new(
+                Phase::AlreadyConsumed,
+                format!("This confirmation has already been used (consumed at {at})."),
+            ));
+        }
+        ConfirmationState::InFlight => {
+            let since = confirmation.in_flight_at.as_deref().unwrap_or("an unrecorded time");
+            return Err(Rejection::new(
+                Phase::InFlight,
+                format!(
+                    "An Apply with this confirmation started at {since} and was never committed; it is not applied \
+                     again automatically. A human must reconcile it."
+                ),
+            ));
+        }
+        ConfirmationState::Approved | ConfirmationState::Cancelled | ConfirmationState::Invalidated => {}
+    }
+    // Step 3a: expiry, 24 hours after confirmed_at. An unreadable time fails closed.
+    let confirmed_at = parse_rfc3339(&confirmation.confirmed_at)
+        .map_err(|why| Rejection::new(Phase::ExpiredTime, format!("This confirmation cannot be dated: {why}.")))?;
+    if now.saturating_sub(confirmed_at) >= CONFIRMATION_TTL_MS {
+        return Err(Rejection::new(
+            Phase::ExpiredTime,
+            format!("This confirmation has expired: it was confirmed at {} and is valid for 24 hours.", confirmation.confirmed_at),
+        ));
+    }
+    // Step 3b: cancelled; and invalidated earlier by step 6.
+    if confirmation.cancelled {
+        return Err(Rejection::new(Phase::Cancelled, "This confirmation was cancelled."));
+    }
+    if let Some(at) = &confirmation.invalidated_at {
+        return Err(Rejection::new(
+            Phase::Invalidated,
+            format!("This confirmation was invalidated at {at}: the node's status had changed since approval."),
+        ));
+    }
+    // Step 4: same node.
+    let requested = &request.apply_request;
+    if confirmation.node_id != requested.node_id {
+        return Err(Rejection::new(
+            Phase::NodeMismatch,
+            format!(
+                "The approved node differs from the target: approved `{}`, requested `{}`.",
+                confirmation.node_id, requested.node_id
+            ),
+        ));
+    }
+    // Step 5: same change, nothing edited.
+    let mismatches = [
+        ("confirm_status", &confirmation.proposed_change.to, &requested.confirm_status),
+        ("intent", &confirmation.intent, &requested.intent),
+        ("reason", &confirmation.reason, &requested.reason),
+    ];
+    if let Some((field, approved, asked)) = mismatches.iter().find(|(_, approved, asked)| approved != asked) {
+        return Err(Rejection::new(
+            Phase::ChangeMismatch,
+            format!("The request does not match the approved change: {field} approved `{approved}`, requested `{asked}`."),
+        ));
+    }
+    Ok(())
+}
+
+/// Step 6: the node's current status (from Preview) must still be the approved `from`.
+pub fn check_precondition(confirmation: &Confirmation, current_status: &str) -> Result<(), String> {
+    if confirmation.proposed_change.from == current_status {
+        Ok(())
+    } else {
+        Err(format!(
+            "The status has changed since approval (approved from `{}`, now `{current_status}`). A new confirmation is required.",
+            confirmation.proposed_change.from
+        ))
+    }
+}
+
+/// The whole check, as one pure function.
+pub fn check_confirmation(
+    confirmation: Option<&Confirmation>,
+    request: &ExecutorRequest,
+    now: EpochMillis,
+    keys: &KeyRing,
+    current_status: Option<&str>,
+) -> CheckVerdict {
+    if let Err(Rejection { phase, reason }) = check_before_apply(confirmation, request, now, keys) {
+        return CheckVerdict::Rejected { phase, reason };
+    }
+    match (confirmation, current_status) {
+        (Some(confirmation), Some(current)) => match check_precondition(confirmation, current) {
+            Ok(()) => CheckVerdict::Pass,
+            Err(reason) => CheckVerdict::ReconfirmRequired { reason, current_status: current.to_owned() },
+        },
+        _ => CheckVerdict::PendingPrecondition,
+    }
+}
+
+/// The JSON contract of [`check_confirmation`]: a [`CheckInput`] as JSON text in, a verdict out.
+pub fn check_confirmation_json_str(text: &str) -> Result<CheckVerdict, crate::input::InputError> {
+    let input: CheckInput = crate::input::parse_json_str(text)?;
+    if let Some(confirmation) = &input.confirmation {
+        confirmation.validate().map_err(|error| error.within("confirmation"))?;
+    }
+    input.request.validate().map_err(|error| error.within("request"))?;
+    let now = crate::timestamp::millis_from_host("now", input.now)?;
+    let keys = KeyRing::new(input.keys.iter().map(|(id, secret)| (id.as_str(), secret.as_bytes())))?;
+    Ok(check_confirmation(input.confirmation.as_ref(), &input.request, now, &keys, input.current_status.as_deref()))
+}

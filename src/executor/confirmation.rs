@@ -1,0 +1,137 @@
+//! The Confirmation Object: a human's approval of one proposed change, and its lifecycle in the store.
+
+use crate::input::{InputError, parse_json_str, require_non_empty};
+use crate::timestamp::{EpochMillis, format_rfc3339};
+use serde::{Deserialize, Serialize};
+use tsify::Tsify;
+
+/// The change a human approved: on node `node_id`, move from status `from` to status `to`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(deny_unknown_fields)]
+pub struct ProposedChange {
+    /// Which skill the change belongs to, e.g. `"status_change"` (seed 003 section 10.2).
+    #[serde(rename = "type")]
+    pub change_type: String,
+    pub from: String,
+    pub to: String,
+}
+
+/// Who confirmed. Only a human can; anything else does not parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfirmedBy {
+    Human,
+}
+
+/// Where a confirmation is in its life. Derived from the stored fields, never stored itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfirmationState {
+    /// Usable by one Apply.
+    Approved,
+    /// Reserved by an Executor whose Apply has started and not been committed. Never applied again
+    /// automatically: a human reconciles it.
+    InFlight,
+    /// Used by a successful Apply.
+    Consumed,
+    /// Withdrawn by a human.
+    Cancelled,
+    /// Its precondition no longer held (seed 003 step 6): never usable again.
+    Invalidated,
+}
+
+/// The Confirmation Object (seed 003 section 2.3, 23 section 2), signed by the approval side.
+///
+/// The binding fields (everything up to `ui_action`) are covered by `signature`; the lifecycle fields
+/// (`consumed`, `consumed_at`, `cancelled`, `in_flight_at`, `invalidated_at`) change as it is used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(deny_unknown_fields)]
+pub struct Confirmation {
+    pub confirmation_id: String,
+    pub node_id: String,
+    pub proposed_change: ProposedChange,
+    /// The material of the original proposal.
+    pub intent: String,
+    /// Why the human confirmed.
+    pub reason: String,
+    pub confirmed_by: ConfirmedBy,
+    /// RFC 3339; the confirmation expires 24 hours later.
+    pub confirmed_at: String,
+    /// The UI gesture that confirmed, e.g. `"approve_button"`.
+    pub ui_action: String,
+    /// Id of the approval-side key that signed it.
+    #[serde(default)]
+    pub key_id: Option<String>,
+    /// Lower-case hex HMAC-SHA256 over the canonical encoding of the binding fields.
+    #[serde(default)]
+    pub signature: Option<String>,
+    #[serde(default)]
+    pub consumed: bool,
+    #[serde(default)]
+    pub consumed_at: Option<String>,
+    #[serde(default)]
+    pub cancelled: bool,
+    /// Set while an Apply is under way (reserved by compare-and-swap).
+    #[serde(default)]
+    pub in_flight_at: Option<String>,
+    /// Set when step 6 found the precondition broken.
+    #[serde(default)]
+    pub invalidated_at: Option<String>,
+}
+
+/// Store key under which a confirmation lives.
+pub fn store_key(confirmation_id: &str) -> String {
+    format!("confirmation/{confirmation_id}")
+}
+
+impl Confirmation {
+    /// Parses a stored or caller-supplied Confirmation Object.
+    pub fn from_json_str(text: &str) -> Result<Self, InputError> {
+        let confirmation: Self = parse_json_str(text)?;
+        confirmation.validate()?;
+        Ok(confirmation)
+    }
+
+    /// Structural checks beyond types: the identifying fields are not empty.
+    pub fn validate(&self) -> Result<(), InputError> {
+        require_non_empty("confirmation_id", &self.confirmation_id)?;
+        require_non_empty("node_id", &self.node_id)?;
+        require_non_empty("proposed_change.type", &self.proposed_change.change_type)?;
+        require_non_empty("proposed_change.to", &self.proposed_change.to)?;
+        require_non_empty("confirmed_at", &self.confirmed_at)
+    }
+
+    pub fn state(&self) -> ConfirmationState {
+        if self.consumed {
+            ConfirmationState::Consumed
+        } else if self.in_flight_at.is_some() {
+            ConfirmationState::InFlight
+        } else if self.invalidated_at.is_some() {
+            ConfirmationState::Invalidated
+        } else if self.cancelled {
+            ConfirmationState::Cancelled
+        } else {
+            ConfirmationState::Approved
+        }
+    }
+
+    /// approved -> in_flight: reserved for one Apply.
+    pub fn reserved(&self, now: EpochMillis) -> Self {
+        Self { in_flight_at: Some(format_rfc3339(now)), ..self.clone() }
+    }
+
+    /// in_flight -> consumed: the Apply succeeded.
+    pub fn committed(&self, now: EpochMillis) -> Self {
+        Self { consumed: true, consumed_at: Some(format_rfc3339(now)), in_flight_at: None, ..self.clone() }
+    }
+
+    /// in_flight -> invalidated: the precondition broke; never usable again.
+    pub fn invalidated(&self, now: EpochMillis) -> Self {
+        Self { invalidated_at: Some(format_rfc3339(now)), in_flight_at: None, ..self.clone() }
+    }
+
+    /// approved -> cancelled: withdrawn by a human.
+    pub fn cancelled(&self) -> Self {
+        Self { cancelled: true, ..self.clone() }
+    }
+}

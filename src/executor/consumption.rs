@@ -1,0 +1,126 @@
+//! The skill's answers and the consumption table (seed 003 section 6.1): which answer consumes the
+//! confirmation, which releases it, which leaves it in flight.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsify::Tsify;
+
+/// A transition the skill reports as possible from the current status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(deny_unknown_fields)]
+pub struct ValidTransition {
+    pub status: String,
+    pub label: String,
+}
+
+/// Preview's answer: facts about the node, used only to verify the approval's precondition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+pub struct PreviewResult {
+    pub current_status: String,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub valid_transitions: Option<Vec<ValidTransition>>,
+}
+
+/// Apply's answer: an HTTP-like status and a JSON body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+pub struct SkillResponse {
+    pub status: u16,
+    #[serde(default)]
+    #[tsify(type = "unknown")]
+    pub body: Value,
+}
+
+/// What an Apply answer means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApplyResponseKind {
+    /// 200: the change is made.
+    Applied { from_status: Option<String>, to_status: Option<String>, status_changed: Option<bool> },
+    /// 422: the skill refused the transition; nothing changed.
+    TransitionRefused { reason: String, current_status: Option<String>, valid_transitions: Vec<ValidTransition> },
+    /// 500 (or another 4xx/5xx, or a 200 saying `applied: false`): nothing changed.
+    Failed { message: String },
+    /// Any other status: whether the change was made is unknown.
+    Unknown { message: String },
+}
+
+/// What happens to the confirmation after an Apply answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LifecycleTransition {
+    /// in_flight -> consumed.
+    Commit,
+    /// in_flight -> approved: not consumed, usable again by a human's decision.
+    Release,
+    /// Stays in_flight: the Apply may have happened, so it is never applied again automatically.
+    KeepInFlight,
+}
+
+impl ApplyResponseKind {
+    /// The consumption table: consumed only when the Apply succeeded.
+    pub fn transition(&self) -> LifecycleTransition {
+        match self {
+            Self::Applied { .. } => LifecycleTransition::Commit,
+            Self::TransitionRefused { .. } | Self::Failed { .. } => LifecycleTransition::Release,
+            Self::Unknown { .. } => LifecycleTransition::KeepInFlight,
+        }
+    }
+}
+
+/// Reads an Apply answer. Body fields are read when present and of the right type, never invented.
+pub fn classify_apply_response(response: &SkillResponse) -> ApplyResponseKind {
+    let body = &response.body;
+    match response.status {
+        200 if body.get("applied").and_then(Value::as_bool) == Some(false) => ApplyResponseKind::Failed {
+            message: body_message(body).unwrap_or_else(|| "The skill answered 200 with `applied: false`.".to_owned()),
+        },
+        200 => ApplyResponseKind::Applied {
+            from_status: text_field(body, "from_status"),
+            to_status: text_field(body, "to_status"),
+            status_changed: body.get("status_changed").and_then(Value::as_bool),
+        },
+        422 => ApplyResponseKind::TransitionRefused {
+            reason: body_message(body).unwrap_or_else(|| "The skill refused the transition (422).".to_owned()),
+            current_status: text_field(body, "current_status"),
+            valid_transitions: valid_transitions(body),
+        },
+        400..=599 => ApplyResponseKind::Failed {
+            message: match body_message(body) {
+                Some(message) => format!("The skill failed with status {}: {message}", response.status),
+                None => format!("The skill failed with status {}.", response.status),
+            },
+        },
+        other => ApplyResponseKind::Unknown {
+            message: format!("The skill answered with unexpected status {other}; whether the change was made is unknown."),
+        },
+    }
+}
+
+fn text_field(body: &Value, name: &str) -> Option<String> {
+    body.get(name).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn body_message(body: &Value) -> Option<String> {
+    ["message", "error", "reason"]
+        .iter()
+        .find_map(|name| text_field(body, name))
+        .or_else(|| body.as_str().map(str::to_owned))
+        .filter(|message| !message.trim().is_empty())
+}
+
+fn valid_transitions(body: &Value) -> Vec<ValidTransition> {
+    let Some(items) = body.get("valid_transitions").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Value::String(status) => Some(ValidTransition { status: status.clone(), label: status.clone() }),
+            Value::Object(_) => {
+                let status = text_field(item, "status")?;
+                let label = text_field(item, "label").unwrap_or_else(|| status.clone());
+                Some(ValidTransition { status, label })
+            }
+            _ => None,
+        })
+        .collect()
+}

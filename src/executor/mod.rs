@@ -1,0 +1,30 @@
+//! Executor / Confirmation (seed 003): "executes but never decides". A human's Confirmation Object is
+//! consumed by exactly one Apply, after the 6-step check; outcomes are reported, never retried, edited or
+//! chained.
+//!
+//! Pure core: [`confirmation`], [`signature`], [`issue`], [`request`], [`check`], [`consumption`],
+//! [`result`], [`audit`]. Orchestration over host ports: [`run`] (one request) and [`batch`] (BatchApplier).
+
+pub mod audit;
+pub mod batch;
+pub mod check;
+pub mod confirmation;
+pub mod consumption;
+pub mod direct;
+pub mod issue;
+pub mod request;
+pub mod result;
+pub mod run;
+pub mod signature;
+
+pub use audit::{AuditRecord, Route};
+pub use batch::BatchResult;
+pub use check::{CheckInput, CheckVerdict, Phase, Rejection, check_confirmation};
+pub use confirmation::{Confirmation, ConfirmationState, ConfirmedBy, ProposedChange};
+pub use direct::apply_directly;
+pub use consumption::{ApplyResponseKind, LifecycleTransition, PreviewResult, SkillResponse, ValidTransition};
+pub use issue::{ConfirmationDraft, issue_confirmation};
+pub use request::{ApplyRequest, ExecutorRequest, RequestedApply, Source};
+pub use result::{ExecutorResult, Outcome};
+pub use run::Executor;
+pub use signature::{KeyRing, Signer};

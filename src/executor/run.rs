@@ -1,0 +1,276 @@
+//! The Executor over host ports: load, verify, reserve, preview, apply, then commit, release or invalidate.
+//!
+//! Exactly once: the confirmation moves approved -> in_flight by compare-and-swap before the Apply, so of
+//! two Executors racing on one confirmation only one reaches the skill. in_flight -> consumed after a
+//! success; back to approved when the skill answered that nothing changed (422, 500); -> invalidated when
+//! step 6 fails. When the Apply's fate is unknown (the callback threw, an unexpected status, or the commit
+//! could not be written) it stays in_flight and is never applied again automatically.
+
+use super::audit::AuditRecord;
+use super::check::{Rejection, check_before_apply, check_precondition};
+use super::confirmation::{Confirmation, ConfirmationState, store_key};
+use super::consumption::{ApplyResponseKind, LifecycleTransition, classify_apply_response};
+use super::request::{ApplyRequest, ExecutorRequest, Source, executor_apply_request};
+use super::result::{AppliedBlock, ExecutorResult, ReconfirmBlock, RejectionBlock};
+use super::signature::KeyRing;
+use crate::input::to_json_string;
+use crate::ports::{AuditSink, Clock, PortError, Skill, Store};
+use crate::timestamp::EpochMillis;
+
+/// Consumes confirmations, one Apply each. Holds no state of its own: every fact lives in the store.
+pub struct Executor<S, K, C, A> {
+    pub(super) store: S,
+    pub(super) skill: K,
+    pub(super) clock: C,
+    pub(super) audit: A,
+    pub(super) keys: KeyRing,
+}
+
+/// A loaded confirmation with the exact stored text it came from (the compare-and-swap operand).
+struct Loaded {
+    confirmation: Confirmation,
+    text: String,
+}
+
+impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
+    pub fn new(store: S, skill: K, clock: C, audit: A, keys: KeyRing) -> Self {
+        Self { store, skill, clock, audit, keys }
+    }
+
+    /// Runs one request to its result. Never returns an error: every failure is an ExecutorResult.
+    pub async fn execute(&self, request: &ExecutorRequest) -> ExecutorResult {
+        let result = self.execute_unaudited(request).await;
+        self.record(Source::AiAgent, &result).await;
+        result
+    }
+
+    async fn execute_unaudited(&self, request: &ExecutorRequest) -> ExecutorResult {
+        let node_id = request.apply_request.node_id.as_str();
+        let id = request.confirmation_id.as_str();
+        let fail = |message: String, state| ExecutorResult::error(node_id, id, message, state);
+        let now = match self.clock.now() {
+            Ok(now) => now,
+            Err(error) => return fail(format!("The host clock failed: {error}"), None),
+        };
+        let key = store_key(id);
+        let loaded = match self.load(&key).await {
+            Ok(loaded) => loaded,
+            Err(message) => return fail(message, None),
+        };
+        if let Err(rejection) = check_before_apply(loaded.as_ref().map(|l| &l.confirmation), request, now, &self.keys) {
+            let state = loaded.as_ref().map(|l| l.confirmation.state());
+            return rejected(node_id, id, rejection, state);
+        }
+        let Some(Loaded { confirmation, text }) = loaded else {
+            return fail("The confirmation vanished during the check.".to_owned(), None);
+        };
+
+        // Reserve: approved -> in_flight, atomically.
+        let reserved_text = to_json_string(&confirmation.reserved(now));
+        match self.store.compare_and_swap(&key, Some(&text), &reserved_text).await {
+            Ok(true) => {}
+            Ok(false) => return self.lost_reservation(request, &key, now).await,
+            Err(error) => {
+                return fail(format!("The store failed while reserving the confirmation: {error}"), Some(ConfirmationState::Approved));
+            }
+        }
+        let reservation = Reservation { executor: self, key: &key, reserved_text: &reserved_text, original_text: &text };
+
+        // Step 6: the precondition, from Preview (facts only).
+        let preview = match self.skill.preview(node_id).await {
+            Ok(preview) => preview,
+            Err(error) => {
+                let state = reservation.release().await;
+                return fail(format!("Preview failed, nothing was applied: {error}"), Some(state));
+            }
+        };
+        if let Err(reason) = check_precondition(&confirmation, &preview.current_status) {
+            let state = reservation.invalidate(&confirmation, now).await;
+            let block = ReconfirmBlock {
+                reason,
+                current_status: preview.current_status,
+                valid_transitions: preview.valid_transitions.unwrap_or_default(),
+            };
+            return ExecutorResult::reconfirm_required(node_id, id, block, state);
+        }
+
+        // Apply, exactly what was approved, once.
+        let apply_request = executor_apply_request(request, &confirmation);
+        let response = match self.skill.apply(&apply_request).await {
+            Ok(response) => response,
+            Err(error) => {
+                return fail(
+                    format!(
+                        "Apply failed with an unknown outcome: {error}. The confirmation stays in_flight and will not be \
+                         applied again automatically; a human must reconcile it."
+                    ),
+                    Some(ConfirmationState::InFlight),
+                );
+            }
+        };
+        let kind = classify_apply_response(&response);
+        match kind.transition() {
+            LifecycleTransition::Commit => reservation.commit(&confirmation, &apply_request, kind, now).await,
+            LifecycleTransition::Release => {
+                let state = reservation.release().await;
+                match kind {
+                    ApplyResponseKind::TransitionRefused { reason, current_status, valid_transitions } => {
+                        let block = ReconfirmBlock {
+                            reason,
+                            current_status: current_status.unwrap_or(preview.current_status),
+                            valid_transitions,
+                        };
+                        ExecutorResult::reconfirm_required(node_id, id, block, state)
+                    }
+                    ApplyResponseKind::Failed { message } | ApplyResponseKind::Unknown { message } => {
+                        fail(message, Some(state))
+                    }
+                    ApplyResponseKind::Applied { .. } => {
+                        fail("The skill's answer could not be classified.".to_owned(), Some(state))
+                    }
+                }
+            }
+            LifecycleTransition::KeepInFlight => {
+                let message = match kind {
+                    ApplyResponseKind::Unknown { message } | ApplyResponseKind::Failed { message } => message,
+                    _ => "The outcome of the Apply is unknown.".to_owned(),
+                };
+                fail(
+                    format!("{message} The confirmation stays in_flight and will not be applied again automatically."),
+                    Some(ConfirmationState::InFlight),
+                )
+            }
+        }
+    }
+
+    async fn load(&self, key: &str) -> Result<Option<Loaded>, String> {
+        let text = match self.store.get(key).await {
+            Ok(Some(text)) => text,
+            Ok(None) => return Ok(None),
+            Err(error) => return Err(format!("The store failed while loading the confirmation: {error}")),
+        };
+        let confirmation = Confirmation::from_json_str(&text)
+            .map_err(|error| format!("The stored confirmation is malformed: {error}"))?;
+        Ok(Some(Loaded { confirmation, text }))
+    }
+
+    /// Another Executor changed the record between our load and our reservation: report what it is now.
+    async fn lost_reservation(&self, request: &ExecutorRequest, key: &str, now: EpochMillis) -> ExecutorResult {
+        let node_id = request.apply_request.node_id.as_str();
+        let id = request.confirmation_id.as_str();
+        match self.load(key).await {
+            Ok(loaded) => {
+                let confirmation = loaded.as_ref().map(|l| &l.confirmation);
+                let state = confirmation.map(Confirmation::state);
+                match check_before_apply(confirmation, request, now, &self.keys) {
+                    Err(rejection) => rejected(node_id, id, rejection, state),
+                    Ok(()) => ExecutorResult::error(
+                        node_id,
+                        id,
+                        "The confirmation changed while it was being reserved; nothing was applied.".to_owned(),
+                        state,
+                    ),
+                }
+            }
+            Err(message) => ExecutorResult::error(node_id, id, message, None),
+        }
+    }
+
+    async fn record(&self, source: Source, result: &ExecutorResult) {
+        record_audit(&self.clock, &self.audit, source, result).await;
+    }
+}
+
+/// Audit failures never change an outcome: the fact already happened.
+pub(super) async fn record_audit(clock: &impl Clock, audit: &impl AuditSink, source: Source, result: &ExecutorResult) {
+    let now = clock.now().unwrap_or_default();
+    let _ignored: Result<(), PortError> = audit.record(&AuditRecord::of(source, result, now)).await;
+}
+
+fn rejected(node_id: &str, id: &str, rejection: Rejection, state: Option<ConfirmationState>) -> ExecutorResult {
+    let block = RejectionBlock { phase: rejection.phase, reason: rejection.reason };
+    ExecutorResult::rejected(node_id, id, block, state)
+}
+
+pub(super) fn applied_block(
+    confirmation: &Confirmation,
+    from_status: Option<String>,
+    to_status: Option<String>,
+    status_changed: Option<bool>,
+    now: EpochMillis,
+) -> AppliedBlock {
+    let from_status = from_status.unwrap_or_else(|| confirmation.proposed_change.from.clone());
+    let to_status = to_status.unwrap_or_else(|| confirmation.proposed_change.to.clone());
+    AppliedBlock {
+        status_changed: status_changed.unwrap_or(from_status != to_status),
+        from_status,
+        to_status,
+        reason: confirmation.reason.clone(),
+        consumed_at: crate::timestamp::format_rfc3339(now),
+    }
+}
+
+/// A confirmation this Executor holds in_flight, and the three ways out of that state.
+struct Reservation<'a, S, K, C, A> {
+    executor: &'a Executor<S, K, C, A>,
+    key: &'a str,
+    reserved_text: &'a str,
+    original_text: &'a str,
+}
+
+impl<S: Store, K: Skill, C: Clock, A: AuditSink> Reservation<'_, S, K, C, A> {
+    async fn swap(&self, next: &str) -> Result<bool, PortError> {
+        self.executor.store.compare_and_swap(self.key, Some(self.reserved_text), next).await
+    }
+
+    /// in_flight -> approved (nothing was applied). Returns the resulting state.
+    async fn release(&self) -> ConfirmationState {
+        match self.swap(self.original_text).await {
+            Ok(true) => ConfirmationState::Approved,
+            Ok(false) | Err(_) => ConfirmationState::InFlight,
+        }
+    }
+
+    /// in_flight -> invalidated (step 6 failed).
+    async fn invalidate(&self, confirmation: &Confirmation, now: EpochMillis) -> ConfirmationState {
+        match self.swap(&to_json_string(&confirmation.invalidated(now))).await {
+            Ok(true) => ConfirmationState::Invalidated,
+            Ok(false) | Err(_) => ConfirmationState::InFlight,
+        }
+    }
+
+    /// in_flight -> consumed after a successful Apply.
+    async fn commit(
+        &self,
+        confirmation: &Confirmation,
+        apply_request: &ApplyRequest,
+        kind: ApplyResponseKind,
+        now: EpochMillis,
+    ) -> ExecutorResult {
+        let (node_id, id) = (apply_request.node_id.as_str(), confirmation.confirmation_id.as_str());
+        let ApplyResponseKind::Applied { from_status, to_status, status_changed } = kind else {
+            return ExecutorResult::error(node_id, id, "Only a successful Apply is committed.".to_owned(), Some(ConfirmationState::InFlight));
+        };
+        let committed = confirmation.committed(now);
+        match self.swap(&to_json_string(&committed)).await {
+            Ok(true) => ExecutorResult::applied(node_id, id, applied_block(confirmation, from_status, to_status, status_changed, now)),
+            Ok(false) => ExecutorResult::error(
+                node_id,
+                id,
+                "The skill applied the change, but the confirmation's record changed before it could be marked consumed; \
+                 it is left as found and will not be applied again automatically."
+                    .to_owned(),
+                Some(ConfirmationState::InFlight),
+            ),
+            Err(error) => ExecutorResult::error(
+                node_id,
+                id,
+                format!(
+                    "The skill applied the change, but the store failed while marking the confirmation consumed: {error}. \
+                     It stays in_flight and will not be applied again automatically."
+                ),
+                Some(ConfirmationState::InFlight),
+            ),
+        }
+    }
+}

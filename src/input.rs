@@ -1,0 +1,125 @@
+//! Parsing of caller-supplied JSON into typed values, with a stable error code and the path of the bad field.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt;
+
+/// Stable, machine-readable codes for contract violations by the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputErrorCode {
+    /// The input is not JSON, or does not have the documented shape.
+    InvalidInput,
+    /// A host port (store, skill, clock) is missing or is not a function.
+    InvalidPort,
+    /// A signing key is unusable (empty id, secret too short).
+    InvalidKey,
+}
+
+impl InputErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidInput => "invalid_input",
+            Self::InvalidPort => "invalid_port",
+            Self::InvalidKey => "invalid_key",
+        }
+    }
+}
+
+/// The caller broke the contract: the error names the field (`path`, dotted, `""` for the whole value).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputError {
+    pub code: InputErrorCode,
+    pub path: String,
+    pub message: String,
+}
+
+impl InputError {
+    pub fn new(code: InputErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { code, path: path.into(), message: message.into() }
+    }
+
+    pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(InputErrorCode::InvalidInput, path, message)
+    }
+
+    /// The same error, with `prefix` prepended to its path (for values nested in a larger input).
+    pub fn within(mut self, prefix: &str) -> Self {
+        self.path = join_path(prefix, &self.path);
+        self
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}: {}", self.code.as_str(), self.message)
+        } else {
+            write!(f, "{} at `{}`: {}", self.code.as_str(), self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+fn join_path(prefix: &str, path: &str) -> String {
+    match (prefix.is_empty(), path.is_empty()) {
+        (true, _) => path.to_owned(),
+        (false, true) => prefix.to_owned(),
+        (false, false) if path.starts_with('[') => format!("{prefix}{path}"),
+        (false, false) => format!("{prefix}.{path}"),
+    }
+}
+
+/// Largest JSON text accepted from a caller or a store, in bytes.
+pub const MAX_INPUT_BYTES: usize = 1 << 20;
+
+/// Parses JSON text into `T`; on failure the error carries the path of the first bad field.
+pub fn parse_json_str<T: DeserializeOwned>(text: &str) -> Result<T, InputError> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(InputError::invalid(
+            "",
+            format!("input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len()),
+        ));
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value: T = serde_path_to_error::deserialize(&mut deserializer).map_err(path_error)?;
+    deserializer
+        .end()
+        .map_err(|error| InputError::invalid("", format!("trailing characters after the JSON value: {error}")))?;
+    Ok(value)
+}
+
+/// Converts an already-parsed JSON value into `T`, with the path of the first bad field on failure.
+pub fn parse_json_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, InputError> {
+    serde_path_to_error::deserialize(value).map_err(path_error)
+}
+
+fn path_error<E: fmt::Display>(error: serde_path_to_error::Error<E>) -> InputError {
+    let path = error.path().to_string();
+    let path = if path == "." { String::new() } else { path };
+    InputError::invalid(path, strip_position(&error.inner().to_string()))
+}
+
+/// serde_json appends " at line L column C" to its messages; the path already says where.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(index) => message.get(..index).unwrap_or(message).to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+/// Serialises a value the crate owns to JSON text. Serialising plain data structs cannot fail; should it
+/// ever, the error text is returned instead so no caller has to handle an impossible case by panicking.
+pub fn to_json_string<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|error| format!("{{\"serialization_error\":{:?}}}", error.to_string()))
+}
+
+/// Checks that a required text field is not empty (after trimming).
+pub fn require_non_empty(path: &str, value: &str) -> Result<(), InputError> {
+    if value.trim().is_empty() {
+        Err(InputError::invalid(path, "must not be empty"))
+    } else {
+        Ok(())
+    }
+}

@@ -1,0 +1,62 @@
+//! Host ports: everything the cores need from the outside world, as traits. The wasm layer implements them
+//! over JavaScript objects; native tests implement them with fakes. Futures are not `Send`: a JS host is
+//! single-threaded.
+#![allow(async_fn_in_trait)]
+
+use crate::executor::{ApplyRequest, PreviewResult, SkillResponse};
+use crate::timestamp::EpochMillis;
+use std::fmt;
+
+/// A failure reported by a host port (a thrown or rejected callback, or an answer of the wrong shape).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PortError {
+    pub message: String,
+}
+
+impl PortError {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into() }
+    }
+}
+
+impl fmt::Display for PortError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Key-value storage of JSON text with an atomic compare-and-swap.
+pub trait Store {
+    async fn get(&self, key: &str) -> Result<Option<String>, PortError>;
+    async fn put(&self, key: &str, value: &str) -> Result<(), PortError>;
+    /// Replaces the value at `key` with `next` only if it currently equals `expected` (`None`: absent).
+    /// Returns whether the swap happened.
+    async fn compare_and_swap(&self, key: &str, expected: Option<&str>, next: &str) -> Result<bool, PortError>;
+}
+
+/// The skill whose Apply the Executor performs on a human's behalf (seed 003 section 3).
+pub trait Skill {
+    /// Fact-finding only: the node's current status.
+    async fn preview(&self, node_id: &str) -> Result<PreviewResult, PortError>;
+    /// Performs the approved change once.
+    async fn apply(&self, request: &ApplyRequest) -> Result<SkillResponse, PortError>;
+}
+
+/// The host clock.
+pub trait Clock {
+    fn now(&self) -> Result<EpochMillis, PortError>;
+}
+
+/// Receives one audit record per Executor decision. The default sink drops them.
+pub trait AuditSink {
+    async fn record(&self, record: &crate::executor::AuditRecord) -> Result<(), PortError>;
+}
+
+/// An audit sink that keeps nothing.
+pub struct NoAudit;
+
+impl AuditSink for NoAudit {
+    async fn record(&self, _record: &crate::executor::AuditRecord) -> Result<(), PortError> {
+        Ok(())
+    }
+}

@@ -1,0 +1,43 @@
+//! Instants as the host gives them (milliseconds since the Unix epoch) and as the wire carries them
+//! (RFC 3339 text). Nothing here reads a clock: time always comes from the host.
+
+use crate::input::InputError;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+/// Milliseconds since 1970-01-01T00:00:00Z.
+pub type EpochMillis = i64;
+
+pub const HOUR_MS: EpochMillis = 60 * 60 * 1000;
+
+/// Latest instant accepted from a host clock (year 9999), so every instant formats as RFC 3339.
+const MAX_EPOCH_MS: f64 = 253_402_300_799_000.0;
+
+/// Validates a host clock reading (a JS number such as `Date.now()`).
+pub fn millis_from_host(path: &str, value: f64) -> Result<EpochMillis, InputError> {
+    if !value.is_finite() || !(0.0..=MAX_EPOCH_MS).contains(&value) {
+        return Err(InputError::invalid(
+            path,
+            format!("must be milliseconds since the Unix epoch between 0 and {MAX_EPOCH_MS}, got {value}"),
+        ));
+    }
+    // In range and finite, so the conversion is exact up to the dropped fraction.
+    Ok(value.trunc() as EpochMillis)
+}
+
+/// Parses RFC 3339 text (any offset) into epoch milliseconds.
+pub fn parse_rfc3339(text: &str) -> Result<EpochMillis, String> {
+    let instant = OffsetDateTime::parse(text, &Rfc3339)
+        .map_err(|error| format!("`{text}` is not an RFC 3339 timestamp: {error}"))?;
+    i64::try_from(instant.unix_timestamp_nanos() / 1_000_000)
+        .map_err(|_| format!("`{text}` is out of range"))
+}
+
+/// Formats epoch milliseconds as RFC 3339 in UTC with millisecond precision, e.g. `2026-01-02T03:04:05.678Z`.
+pub fn format_rfc3339(millis: EpochMillis) -> String {
+    let instant = OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    let (year, month, day) = (instant.year(), u8::from(instant.month()), instant.day());
+    let (hour, minute, second, milli) = (instant.hour(), instant.minute(), instant.second(), instant.millisecond());
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z")
+}
