@@ -36,7 +36,11 @@ pub struct InputError {
 
 impl InputError {
     pub fn new(code: InputErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { code, path: path.into(), message: message.into() }
+        Self {
+            code,
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
@@ -55,7 +59,13 @@ impl fmt::Display for InputError {
         if self.path.is_empty() {
             write!(f, "{}: {}", self.code.as_str(), self.message)
         } else {
-            write!(f, "{} at `{}`: {}", self.code.as_str(), self.path, self.message)
+            write!(
+                f,
+                "{} at `{}`: {}",
+                self.code.as_str(),
+                self.path,
+                self.message
+            )
         }
     }
 }
@@ -79,14 +89,20 @@ pub fn parse_json_str<T: DeserializeOwned>(text: &str) -> Result<T, InputError> 
     if text.len() > MAX_INPUT_BYTES {
         return Err(InputError::invalid(
             "",
-            format!("input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len()),
+            format!(
+                "input is {} bytes; the limit is {MAX_INPUT_BYTES}",
+                text.len()
+            ),
         ));
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let value: T = serde_path_to_error::deserialize(&mut deserializer).map_err(path_error)?;
-    deserializer
-        .end()
-        .map_err(|error| InputError::invalid("", format!("trailing characters after the JSON value: {error}")))?;
+    deserializer.end().map_err(|error| {
+        InputError::invalid(
+            "",
+            format!("trailing characters after the JSON value: {error}"),
+        )
+    })?;
     Ok(value)
 }
 
@@ -112,7 +128,8 @@ fn strip_position(message: &str) -> String {
 /// Serialises a value the crate owns to JSON text. Serialising plain data structs cannot fail; should it
 /// ever, the error text is returned instead so no caller has to handle an impossible case by panicking.
 pub fn to_json_string<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_else(|error| format!("{{\"serialization_error\":{:?}}}", error.to_string()))
+    serde_json::to_string(value)
+        .unwrap_or_else(|error| format!("{{\"serialization_error\":{:?}}}", error.to_string()))
 }
 
 /// Checks that a required text field is not empty (after trimming).

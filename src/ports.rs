@@ -15,7 +15,9 @@ pub struct PortError {
 
 impl PortError {
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self {
+            message: message.into(),
+        }
     }
 }
 
@@ -31,7 +33,12 @@ pub trait Store {
     async fn put(&self, key: &str, value: &str) -> Result<(), PortError>;
     /// Replaces the value at `key` with `next` only if it currently equals `expected` (`None`: absent).
     /// Returns whether the swap happened.
-    async fn compare_and_swap(&self, key: &str, expected: Option<&str>, next: &str) -> Result<bool, PortError>;
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&str>,
+        next: &str,
+    ) -> Result<bool, PortError>;
 }
 
 /// The skill whose Apply the Executor performs on a human's behalf (seed 003 section 3).

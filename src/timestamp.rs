@@ -18,7 +18,9 @@ pub fn millis_from_host(path: &str, value: f64) -> Result<EpochMillis, InputErro
     if !value.is_finite() || !(0.0..=MAX_EPOCH_MS).contains(&value) {
         return Err(InputError::invalid(
             path,
-            format!("must be milliseconds since the Unix epoch between 0 and {MAX_EPOCH_MS}, got {value}"),
+            format!(
+                "must be milliseconds since the Unix epoch between 0 and {MAX_EPOCH_MS}, got {value}"
+            ),
         ));
     }
     // In range and finite, so the conversion is exact up to the dropped fraction.
@@ -38,6 +40,11 @@ pub fn format_rfc3339(millis: EpochMillis) -> String {
     let instant = OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
         .unwrap_or(OffsetDateTime::UNIX_EPOCH);
     let (year, month, day) = (instant.year(), u8::from(instant.month()), instant.day());
-    let (hour, minute, second, milli) = (instant.hour(), instant.minute(), instant.second(), instant.millisecond());
+    let (hour, minute, second, milli) = (
+        instant.hour(),
+        instant.minute(),
+        instant.second(),
+        instant.millisecond(),
+    );
     format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z")
 }

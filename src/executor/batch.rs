@@ -23,7 +23,12 @@ pub struct BatchResult {
 
 impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
     pub async fn execute_batch(&self, requests: &[ExecutorRequest]) -> BatchResult {
-        let mut batch = BatchResult { results: Vec::new(), applied: Vec::new(), failed: None, not_attempted: Vec::new() };
+        let mut batch = BatchResult {
+            results: Vec::new(),
+            applied: Vec::new(),
+            failed: None,
+            not_attempted: Vec::new(),
+        };
         let mut pending = requests.iter();
         for request in pending.by_ref() {
             let result = self.execute(request).await;
@@ -36,7 +41,9 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
                 break;
             }
         }
-        batch.not_attempted = pending.map(|request| request.confirmation_id.clone()).collect();
+        batch.not_attempted = pending
+            .map(|request| request.confirmation_id.clone())
+            .collect();
         batch
     }
 }

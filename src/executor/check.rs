@@ -44,7 +44,10 @@ pub struct Rejection {
 
 impl Rejection {
     fn new(phase: Phase, reason: impl Into<String>) -> Self {
-        Self { phase, reason: reason.into() }
+        Self {
+            phase,
+            reason: reason.into(),
+        }
     }
 }
 
@@ -58,7 +61,10 @@ pub enum CheckVerdict {
     Rejected { phase: Phase, reason: String },
     /// Step 6: the node's current status differs from the approved `from`. The confirmation is
     /// invalidated: not consumed, never usable again.
-    ReconfirmRequired { reason: String, current_status: String },
+    ReconfirmRequired {
+        reason: String,
+        current_status: String,
+    },
     /// Steps 1-5 passed, and no current status was given, so step 6 has not run yet.
     PendingPrecondition,
 }
@@ -87,26 +93,41 @@ pub fn check_before_apply(
     keys: &KeyRing,
 ) -> Result<(), Rejection> {
     // Step 1: existence.
-    let Some(confirmation) = confirmation.filter(|found| found.confirmation_id == request.confirmation_id) else {
+    let Some(confirmation) =
+        confirmation.filter(|found| found.confirmation_id == request.confirmation_id)
+    else {
         return Err(Rejection::new(
             Phase::NotFound,
-            format!("This confirmation ID was not found: `{}`.", request.confirmation_id),
+            format!(
+                "This confirmation ID was not found: `{}`.",
+                request.confirmation_id
+            ),
         ));
     };
     // Nothing in it is trusted before its signature is.
-    keys.verify(confirmation)
-        .map_err(|why| Rejection::new(Phase::SignatureInvalid, format!("This confirmation is not authentic: {why}.")))?;
+    keys.verify(confirmation).map_err(|why| {
+        Rejection::new(
+            Phase::SignatureInvalid,
+            format!("This confirmation is not authentic: {why}."),
+        )
+    })?;
     // Step 2: already used, or in use.
     match confirmation.state() {
         ConfirmationState::Consumed => {
-            let at = confirmation.consumed_at.as_deref().unwrap_or("an unrecorded time");
+            let at = confirmation
+                .consumed_at
+                .as_deref()
+                .unwrap_or("an unrecorded time");
             return Err(Rejection::new(
                 Phase::AlreadyConsumed,
                 format!("This confirmation has already been used (consumed at {at})."),
             ));
         }
         ConfirmationState::InFlight => {
-            let since = confirmation.in_flight_at.as_deref().unwrap_or("an unrecorded time");
+            let since = confirmation
+                .in_flight_at
+                .as_deref()
+                .unwrap_or("an unrecorded time");
             return Err(Rejection::new(
                 Phase::InFlight,
                 format!(
@@ -115,25 +136,39 @@ pub fn check_before_apply(
                 ),
             ));
         }
-        ConfirmationState::Approved | ConfirmationState::Cancelled | ConfirmationState::Invalidated => {}
+        ConfirmationState::Approved
+        | ConfirmationState::Cancelled
+        | ConfirmationState::Invalidated => {}
     }
     // Step 3a: expiry, 24 hours after confirmed_at. An unreadable time fails closed.
-    let confirmed_at = parse_rfc3339(&confirmation.confirmed_at)
-        .map_err(|why| Rejection::new(Phase::ExpiredTime, format!("This confirmation cannot be dated: {why}.")))?;
+    let confirmed_at = parse_rfc3339(&confirmation.confirmed_at).map_err(|why| {
+        Rejection::new(
+            Phase::ExpiredTime,
+            format!("This confirmation cannot be dated: {why}."),
+        )
+    })?;
     if now.saturating_sub(confirmed_at) >= CONFIRMATION_TTL_MS {
         return Err(Rejection::new(
             Phase::ExpiredTime,
-            format!("This confirmation has expired: it was confirmed at {} and is valid for 24 hours.", confirmation.confirmed_at),
+            format!(
+                "This confirmation has expired: it was confirmed at {} and is valid for 24 hours.",
+                confirmation.confirmed_at
+            ),
         ));
     }
     // Step 3b: cancelled; and invalidated earlier by step 6.
     if confirmation.cancelled {
-        return Err(Rejection::new(Phase::Cancelled, "This confirmation was cancelled."));
+        return Err(Rejection::new(
+            Phase::Cancelled,
+            "This confirmation was cancelled.",
+        ));
     }
     if let Some(at) = &confirmation.invalidated_at {
         return Err(Rejection::new(
             Phase::Invalidated,
-            format!("This confirmation was invalidated at {at}: the node's status had changed since approval."),
+            format!(
+                "This confirmation was invalidated at {at}: the node's status had changed since approval."
+            ),
         ));
     }
     // Step 4: same node.
@@ -149,14 +184,23 @@ pub fn check_before_apply(
     }
     // Step 5: same change, nothing edited.
     let mismatches = [
-        ("confirm_status", &confirmation.proposed_change.to, &requested.confirm_status),
+        (
+            "confirm_status",
+            &confirmation.proposed_change.to,
+            &requested.confirm_status,
+        ),
         ("intent", &confirmation.intent, &requested.intent),
         ("reason", &confirmation.reason, &requested.reason),
     ];
-    if let Some((field, approved, asked)) = mismatches.iter().find(|(_, approved, asked)| approved != asked) {
+    if let Some((field, approved, asked)) = mismatches
+        .iter()
+        .find(|(_, approved, asked)| approved != asked)
+    {
         return Err(Rejection::new(
             Phase::ChangeMismatch,
-            format!("The request does not match the approved change: {field} approved `{approved}`, requested `{asked}`."),
+            format!(
+                "The request does not match the approved change: {field} approved `{approved}`, requested `{asked}`."
+            ),
         ));
     }
     Ok(())
@@ -188,7 +232,10 @@ pub fn check_confirmation(
     match (confirmation, current_status) {
         (Some(confirmation), Some(current)) => match check_precondition(confirmation, current) {
             Ok(()) => CheckVerdict::Pass,
-            Err(reason) => CheckVerdict::ReconfirmRequired { reason, current_status: current.to_owned() },
+            Err(reason) => CheckVerdict::ReconfirmRequired {
+                reason,
+                current_status: current.to_owned(),
+            },
         },
         _ => CheckVerdict::PendingPrecondition,
     }
@@ -198,10 +245,26 @@ pub fn check_confirmation(
 pub fn check_confirmation_json_str(text: &str) -> Result<CheckVerdict, crate::input::InputError> {
     let input: CheckInput = crate::input::parse_json_str(text)?;
     if let Some(confirmation) = &input.confirmation {
-        confirmation.validate().map_err(|error| error.within("confirmation"))?;
+        confirmation
+            .validate()
+            .map_err(|error| error.within("confirmation"))?;
     }
-    input.request.validate().map_err(|error| error.within("request"))?;
+    input
+        .request
+        .validate()
+        .map_err(|error| error.within("request"))?;
     let now = crate::timestamp::millis_from_host("now", input.now)?;
-    let keys = KeyRing::new(input.keys.iter().map(|(id, secret)| (id.as_str(), secret.as_bytes())))?;
-    Ok(check_confirmation(input.confirmation.as_ref(), &input.request, now, &keys, input.current_status.as_deref()))
+    let keys = KeyRing::new(
+        input
+            .keys
+            .iter()
+            .map(|(id, secret)| (id.as_str(), secret.as_bytes())),
+    )?;
+    Ok(check_confirmation(
+        input.confirmation.as_ref(),
+        &input.request,
+        now,
+        &keys,
+        input.current_status.as_deref(),
+    ))
 }

@@ -117,21 +117,36 @@ impl Confirmation {
 
     /// approved -> in_flight: reserved for one Apply.
     pub fn reserved(&self, now: EpochMillis) -> Self {
-        Self { in_flight_at: Some(format_rfc3339(now)), ..self.clone() }
+        Self {
+            in_flight_at: Some(format_rfc3339(now)),
+            ..self.clone()
+        }
     }
 
     /// in_flight -> consumed: the Apply succeeded.
     pub fn committed(&self, now: EpochMillis) -> Self {
-        Self { consumed: true, consumed_at: Some(format_rfc3339(now)), in_flight_at: None, ..self.clone() }
+        Self {
+            consumed: true,
+            consumed_at: Some(format_rfc3339(now)),
+            in_flight_at: None,
+            ..self.clone()
+        }
     }
 
     /// in_flight -> invalidated: the precondition broke; never usable again.
     pub fn invalidated(&self, now: EpochMillis) -> Self {
-        Self { invalidated_at: Some(format_rfc3339(now)), in_flight_at: None, ..self.clone() }
+        Self {
+            invalidated_at: Some(format_rfc3339(now)),
+            in_flight_at: None,
+            ..self.clone()
+        }
     }
 
     /// approved -> cancelled: withdrawn by a human.
     pub fn cancelled(&self) -> Self {
-        Self { cancelled: true, ..self.clone() }
+        Self {
+            cancelled: true,
+            ..self.clone()
+        }
     }
 }

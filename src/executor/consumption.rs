@@ -35,9 +35,17 @@ pub struct SkillResponse {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApplyResponseKind {
     /// 200: the change is made.
-    Applied { from_status: Option<String>, to_status: Option<String>, status_changed: Option<bool> },
+    Applied {
+        from_status: Option<String>,
+        to_status: Option<String>,
+        status_changed: Option<bool>,
+    },
     /// 422: the skill refused the transition; nothing changed.
-    TransitionRefused { reason: String, current_status: Option<String>, valid_transitions: Vec<ValidTransition> },
+    TransitionRefused {
+        reason: String,
+        current_status: Option<String>,
+        valid_transitions: Vec<ValidTransition>,
+    },
     /// 500 (or another 4xx/5xx, or a 200 saying `applied: false`): nothing changed.
     Failed { message: String },
     /// Any other status: whether the change was made is unknown.
@@ -70,27 +78,36 @@ impl ApplyResponseKind {
 pub fn classify_apply_response(response: &SkillResponse) -> ApplyResponseKind {
     let body = &response.body;
     match response.status {
-        200 if body.get("applied").and_then(Value::as_bool) == Some(false) => ApplyResponseKind::Failed {
-            message: body_message(body).unwrap_or_else(|| "The skill answered 200 with `applied: false`.".to_owned()),
-        },
+        200 if body.get("applied").and_then(Value::as_bool) == Some(false) => {
+            ApplyResponseKind::Failed {
+                message: body_message(body)
+                    .unwrap_or_else(|| "The skill answered 200 with `applied: false`.".to_owned()),
+            }
+        }
         200 => ApplyResponseKind::Applied {
             from_status: text_field(body, "from_status"),
             to_status: text_field(body, "to_status"),
             status_changed: body.get("status_changed").and_then(Value::as_bool),
         },
         422 => ApplyResponseKind::TransitionRefused {
-            reason: body_message(body).unwrap_or_else(|| "The skill refused the transition (422).".to_owned()),
+            reason: body_message(body)
+                .unwrap_or_else(|| "The skill refused the transition (422).".to_owned()),
             current_status: text_field(body, "current_status"),
             valid_transitions: valid_transitions(body),
         },
         400..=599 => ApplyResponseKind::Failed {
             message: match body_message(body) {
-                Some(message) => format!("The skill failed with status {}: {message}", response.status),
+                Some(message) => format!(
+                    "The skill failed with status {}: {message}",
+                    response.status
+                ),
                 None => format!("The skill failed with status {}.", response.status),
             },
         },
         other => ApplyResponseKind::Unknown {
-            message: format!("The skill answered with unexpected status {other}; whether the change was made is unknown."),
+            message: format!(
+                "The skill answered with unexpected status {other}; whether the change was made is unknown."
+            ),
         },
     }
 }
@@ -114,7 +131,10 @@ fn valid_transitions(body: &Value) -> Vec<ValidTransition> {
     items
         .iter()
         .filter_map(|item| match item {
-            Value::String(status) => Some(ValidTransition { status: status.clone(), label: status.clone() }),
+            Value::String(status) => Some(ValidTransition {
+                status: status.clone(),
+                label: status.clone(),
+            }),
             Value::Object(_) => {
                 let status = text_field(item, "status")?;
                 let label = text_field(item, "label").unwrap_or_else(|| status.clone());

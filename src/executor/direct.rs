@@ -16,18 +16,35 @@ pub async fn apply_directly(
     confirmation: &Confirmation,
 ) -> (ApplyRequest, ExecutorResult) {
     let request = direct_apply_request(confirmation);
-    let (node_id, id) = (confirmation.node_id.as_str(), confirmation.confirmation_id.as_str());
+    let (node_id, id) = (
+        confirmation.node_id.as_str(),
+        confirmation.confirmation_id.as_str(),
+    );
     let result = match skill.apply(&request).await {
         Err(error) => ExecutorResult::error(node_id, id, format!("Apply failed: {error}"), None),
         Ok(response) => match classify_apply_response(&response) {
-            ApplyResponseKind::Applied { from_status, to_status, status_changed } => {
+            ApplyResponseKind::Applied {
+                from_status,
+                to_status,
+                status_changed,
+            } => {
                 let now = clock.now().unwrap_or_default();
-                let block = applied_block(confirmation, from_status, to_status, status_changed, now);
+                let block =
+                    applied_block(confirmation, from_status, to_status, status_changed, now);
                 ExecutorResult::applied(node_id, id, block)
             }
-            ApplyResponseKind::TransitionRefused { reason, current_status, valid_transitions } => {
-                let current_status = current_status.unwrap_or_else(|| confirmation.proposed_change.from.clone());
-                let block = ReconfirmBlock { reason, current_status, valid_transitions };
+            ApplyResponseKind::TransitionRefused {
+                reason,
+                current_status,
+                valid_transitions,
+            } => {
+                let current_status =
+                    current_status.unwrap_or_else(|| confirmation.proposed_change.from.clone());
+                let block = ReconfirmBlock {
+                    reason,
+                    current_status,
+                    valid_transitions,
+                };
                 ExecutorResult::reconfirm_required(node_id, id, block, ConfirmationState::Approved)
             }
             ApplyResponseKind::Failed { message } | ApplyResponseKind::Unknown { message } => {

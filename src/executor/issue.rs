@@ -38,7 +38,10 @@ impl ConfirmationDraft {
 pub fn random_confirmation_id() -> Result<String, getrandom::Error> {
     let mut bytes = [0_u8; 16];
     getrandom::fill(&mut bytes)?;
-    Ok(uuid::Builder::from_random_bytes(bytes).into_uuid().hyphenated().to_string())
+    Ok(uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .hyphenated()
+        .to_string())
 }
 
 /// Issues a signed, unconsumed confirmation of `draft`, confirmed by a human at `now`.

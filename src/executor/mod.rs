@@ -16,15 +16,19 @@ pub mod request;
 pub mod result;
 pub mod run;
 pub mod signature;
+pub mod storage;
 
 pub use audit::{AuditRecord, Route};
 pub use batch::BatchResult;
 pub use check::{CheckInput, CheckVerdict, Phase, Rejection, check_confirmation};
 pub use confirmation::{Confirmation, ConfirmationState, ConfirmedBy, ProposedChange};
+pub use consumption::{
+    ApplyResponseKind, LifecycleTransition, PreviewResult, SkillResponse, ValidTransition,
+};
 pub use direct::apply_directly;
-pub use consumption::{ApplyResponseKind, LifecycleTransition, PreviewResult, SkillResponse, ValidTransition};
 pub use issue::{ConfirmationDraft, issue_confirmation};
 pub use request::{ApplyRequest, ExecutorRequest, RequestedApply, Source};
 pub use result::{ExecutorResult, Outcome};
 pub use run::Executor;
 pub use signature::{KeyRing, Signer};
+pub use storage::{StorageError, cancel_confirmation, save_confirmation};

@@ -33,10 +33,26 @@ impl ExecutorRequest {
         Ok(request)
     }
 
+    /// The request that applies exactly what `confirmation` approved.
+    pub fn for_confirmation(confirmation: &Confirmation) -> Self {
+        Self {
+            confirmation_id: confirmation.confirmation_id.clone(),
+            apply_request: RequestedApply {
+                node_id: confirmation.node_id.clone(),
+                confirm_status: confirmation.proposed_change.to.clone(),
+                intent: confirmation.intent.clone(),
+                reason: confirmation.reason.clone(),
+            },
+        }
+    }
+
     pub fn validate(&self) -> Result<(), InputError> {
         require_non_empty("confirmation_id", &self.confirmation_id)?;
         require_non_empty("apply_request.node_id", &self.apply_request.node_id)?;
-        require_non_empty("apply_request.confirm_status", &self.apply_request.confirm_status)
+        require_non_empty(
+            "apply_request.confirm_status",
+            &self.apply_request.confirm_status,
+        )
     }
 }
 
@@ -65,7 +81,10 @@ pub struct ApplyRequest {
 }
 
 /// Route B: the Apply request for a verified ExecutorRequest, copied without any change.
-pub fn executor_apply_request(request: &ExecutorRequest, confirmation: &Confirmation) -> ApplyRequest {
+pub fn executor_apply_request(
+    request: &ExecutorRequest,
+    confirmation: &Confirmation,
+) -> ApplyRequest {
     let requested = &request.apply_request;
     ApplyRequest {
         node_id: requested.node_id.clone(),

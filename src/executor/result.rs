@@ -52,8 +52,8 @@ pub struct ErrorBlock {
 }
 
 /// The Executor's report. Exactly one of `applied`, `rejection`, `reconfirm`, `error` is set, matching
-/// `outcome`. `consumed` records whether the confirmation was consumed (seed 003 section 6.2) and
-/// `confirmation_state` where it now stands (`null` when it was not found).
+/// `outcome`. `consumed` records whether this execution consumed the confirmation (seed 003 section
+/// 6.2: true only when applied) and `confirmation_state` where it now stands (`null` when not found).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(deny_unknown_fields)]
 pub struct ExecutorResult {
@@ -69,7 +69,12 @@ pub struct ExecutorResult {
 }
 
 impl ExecutorResult {
-    fn base(outcome: Outcome, node_id: &str, confirmation_id: &str, state: Option<ConfirmationState>) -> Self {
+    fn base(
+        outcome: Outcome,
+        node_id: &str,
+        confirmation_id: &str,
+        state: Option<ConfirmationState>,
+    ) -> Self {
         Self {
             outcome,
             node_id: node_id.to_owned(),
@@ -78,7 +83,7 @@ impl ExecutorResult {
             rejection: None,
             reconfirm: None,
             error: None,
-            consumed: state == Some(ConfirmationState::Consumed),
+            consumed: outcome == Outcome::Applied,
             confirmation_state: state,
         }
     }
@@ -86,7 +91,12 @@ impl ExecutorResult {
     pub fn applied(node_id: &str, confirmation_id: &str, block: AppliedBlock) -> Self {
         Self {
             applied: Some(block),
-            ..Self::base(Outcome::Applied, node_id, confirmation_id, Some(ConfirmationState::Consumed))
+            ..Self::base(
+                Outcome::Applied,
+                node_id,
+                confirmation_id,
+                Some(ConfirmationState::Consumed),
+            )
         }
     }
 
@@ -96,7 +106,10 @@ impl ExecutorResult {
         block: RejectionBlock,
         state: Option<ConfirmationState>,
     ) -> Self {
-        Self { rejection: Some(block), ..Self::base(Outcome::Rejected, node_id, confirmation_id, state) }
+        Self {
+            rejection: Some(block),
+            ..Self::base(Outcome::Rejected, node_id, confirmation_id, state)
+        }
     }
 
     pub fn reconfirm_required(
@@ -107,11 +120,24 @@ impl ExecutorResult {
     ) -> Self {
         Self {
             reconfirm: Some(block),
-            ..Self::base(Outcome::ReconfirmRequired, node_id, confirmation_id, Some(state))
+            ..Self::base(
+                Outcome::ReconfirmRequired,
+                node_id,
+                confirmation_id,
+                Some(state),
+            )
         }
     }
 
-    pub fn error(node_id: &str, confirmation_id: &str, message: String, state: Option<ConfirmationState>) -> Self {
-        Self { error: Some(ErrorBlock { message }), ..Self::base(Outcome::Error, node_id, confirmation_id, state) }
+    pub fn error(
+        node_id: &str,
+        confirmation_id: &str,
+        message: String,
+        state: Option<ConfirmationState>,
+    ) -> Self {
+        Self {
+            error: Some(ErrorBlock { message }),
+            ..Self::base(Outcome::Error, node_id, confirmation_id, state)
+        }
     }
 }

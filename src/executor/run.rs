@@ -34,7 +34,13 @@ struct Loaded {
 
 impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
     pub fn new(store: S, skill: K, clock: C, audit: A, keys: KeyRing) -> Self {
-        Self { store, skill, clock, audit, keys }
+        Self {
+            store,
+            skill,
+            clock,
+            audit,
+            keys,
+        }
     }
 
     /// Runs one request to its result. Never returns an error: every failure is an ExecutorResult.
@@ -57,31 +63,54 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             Ok(loaded) => loaded,
             Err(message) => return fail(message, None),
         };
-        if let Err(rejection) = check_before_apply(loaded.as_ref().map(|l| &l.confirmation), request, now, &self.keys) {
+        if let Err(rejection) = check_before_apply(
+            loaded.as_ref().map(|l| &l.confirmation),
+            request,
+            now,
+            &self.keys,
+        ) {
             let state = loaded.as_ref().map(|l| l.confirmation.state());
             return rejected(node_id, id, rejection, state);
         }
         let Some(Loaded { confirmation, text }) = loaded else {
-            return fail("The confirmation vanished during the check.".to_owned(), None);
+            return fail(
+                "The confirmation vanished during the check.".to_owned(),
+                None,
+            );
         };
 
         // Reserve: approved -> in_flight, atomically.
         let reserved_text = to_json_string(&confirmation.reserved(now));
-        match self.store.compare_and_swap(&key, Some(&text), &reserved_text).await {
+        match self
+            .store
+            .compare_and_swap(&key, Some(&text), &reserved_text)
+            .await
+        {
             Ok(true) => {}
             Ok(false) => return self.lost_reservation(request, &key, now).await,
             Err(error) => {
-                return fail(format!("The store failed while reserving the confirmation: {error}"), Some(ConfirmationState::Approved));
+                return fail(
+                    format!("The store failed while reserving the confirmation: {error}"),
+                    Some(ConfirmationState::Approved),
+                );
             }
         }
-        let reservation = Reservation { executor: self, key: &key, reserved_text: &reserved_text, original_text: &text };
+        let reservation = Reservation {
+            executor: self,
+            key: &key,
+            reserved_text: &reserved_text,
+            original_text: &text,
+        };
 
         // Step 6: the precondition, from Preview (facts only).
         let preview = match self.skill.preview(node_id).await {
             Ok(preview) => preview,
             Err(error) => {
                 let state = reservation.release().await;
-                return fail(format!("Preview failed, nothing was applied: {error}"), Some(state));
+                return fail(
+                    format!("Preview failed, nothing was applied: {error}"),
+                    Some(state),
+                );
             }
         };
         if let Err(reason) = check_precondition(&confirmation, &preview.current_status) {
@@ -110,11 +139,19 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
         };
         let kind = classify_apply_response(&response);
         match kind.transition() {
-            LifecycleTransition::Commit => reservation.commit(&confirmation, &apply_request, kind, now).await,
+            LifecycleTransition::Commit => {
+                reservation
+                    .commit(&confirmation, &apply_request, kind, now)
+                    .await
+            }
             LifecycleTransition::Release => {
                 let state = reservation.release().await;
                 match kind {
-                    ApplyResponseKind::TransitionRefused { reason, current_status, valid_transitions } => {
+                    ApplyResponseKind::TransitionRefused {
+                        reason,
+                        current_status,
+                        valid_transitions,
+                    } => {
                         let block = ReconfirmBlock {
                             reason,
                             current_status: current_status.unwrap_or(preview.current_status),
@@ -122,21 +159,24 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
                         };
                         ExecutorResult::reconfirm_required(node_id, id, block, state)
                     }
-                    ApplyResponseKind::Failed { message } | ApplyResponseKind::Unknown { message } => {
-                        fail(message, Some(state))
-                    }
-                    ApplyResponseKind::Applied { .. } => {
-                        fail("The skill's answer could not be classified.".to_owned(), Some(state))
-                    }
+                    ApplyResponseKind::Failed { message }
+                    | ApplyResponseKind::Unknown { message } => fail(message, Some(state)),
+                    ApplyResponseKind::Applied { .. } => fail(
+                        "The skill's answer could not be classified.".to_owned(),
+                        Some(state),
+                    ),
                 }
             }
             LifecycleTransition::KeepInFlight => {
                 let message = match kind {
-                    ApplyResponseKind::Unknown { message } | ApplyResponseKind::Failed { message } => message,
+                    ApplyResponseKind::Unknown { message }
+                    | ApplyResponseKind::Failed { message } => message,
                     _ => "The outcome of the Apply is unknown.".to_owned(),
                 };
                 fail(
-                    format!("{message} The confirmation stays in_flight and will not be applied again automatically."),
+                    format!(
+                        "{message} The confirmation stays in_flight and will not be applied again automatically."
+                    ),
                     Some(ConfirmationState::InFlight),
                 )
             }
@@ -147,7 +187,11 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
         let text = match self.store.get(key).await {
             Ok(Some(text)) => text,
             Ok(None) => return Ok(None),
-            Err(error) => return Err(format!("The store failed while loading the confirmation: {error}")),
+            Err(error) => {
+                return Err(format!(
+                    "The store failed while loading the confirmation: {error}"
+                ));
+            }
         };
         let confirmation = Confirmation::from_json_str(&text)
             .map_err(|error| format!("The stored confirmation is malformed: {error}"))?;
@@ -155,7 +199,12 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
     }
 
     /// Another Executor changed the record between our load and our reservation: report what it is now.
-    async fn lost_reservation(&self, request: &ExecutorRequest, key: &str, now: EpochMillis) -> ExecutorResult {
+    async fn lost_reservation(
+        &self,
+        request: &ExecutorRequest,
+        key: &str,
+        now: EpochMillis,
+    ) -> ExecutorResult {
         let node_id = request.apply_request.node_id.as_str();
         let id = request.confirmation_id.as_str();
         match self.load(key).await {
@@ -182,13 +231,26 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
 }
 
 /// Audit failures never change an outcome: the fact already happened.
-pub(super) async fn record_audit(clock: &impl Clock, audit: &impl AuditSink, source: Source, result: &ExecutorResult) {
+pub(super) async fn record_audit(
+    clock: &impl Clock,
+    audit: &impl AuditSink,
+    source: Source,
+    result: &ExecutorResult,
+) {
     let now = clock.now().unwrap_or_default();
     let _ignored: Result<(), PortError> = audit.record(&AuditRecord::of(source, result, now)).await;
 }
 
-fn rejected(node_id: &str, id: &str, rejection: Rejection, state: Option<ConfirmationState>) -> ExecutorResult {
-    let block = RejectionBlock { phase: rejection.phase, reason: rejection.reason };
+fn rejected(
+    node_id: &str,
+    id: &str,
+    rejection: Rejection,
+    state: Option<ConfirmationState>,
+) -> ExecutorResult {
+    let block = RejectionBlock {
+        phase: rejection.phase,
+        reason: rejection.reason,
+    };
     ExecutorResult::rejected(node_id, id, block, state)
 }
 
@@ -220,7 +282,10 @@ struct Reservation<'a, S, K, C, A> {
 
 impl<S: Store, K: Skill, C: Clock, A: AuditSink> Reservation<'_, S, K, C, A> {
     async fn swap(&self, next: &str) -> Result<bool, PortError> {
-        self.executor.store.compare_and_swap(self.key, Some(self.reserved_text), next).await
+        self.executor
+            .store
+            .compare_and_swap(self.key, Some(self.reserved_text), next)
+            .await
     }
 
     /// in_flight -> approved (nothing was applied). Returns the resulting state.
@@ -233,7 +298,10 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Reservation<'_, S, K, C, A> {
 
     /// in_flight -> invalidated (step 6 failed).
     async fn invalidate(&self, confirmation: &Confirmation, now: EpochMillis) -> ConfirmationState {
-        match self.swap(&to_json_string(&confirmation.invalidated(now))).await {
+        match self
+            .swap(&to_json_string(&confirmation.invalidated(now)))
+            .await
+        {
             Ok(true) => ConfirmationState::Invalidated,
             Ok(false) | Err(_) => ConfirmationState::InFlight,
         }
@@ -247,9 +315,22 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Reservation<'_, S, K, C, A> {
         kind: ApplyResponseKind,
         now: EpochMillis,
     ) -> ExecutorResult {
-        let (node_id, id) = (apply_request.node_id.as_str(), confirmation.confirmation_id.as_str());
-        let ApplyResponseKind::Applied { from_status, to_status, status_changed } = kind else {
-            return ExecutorResult::error(node_id, id, "Only a successful Apply is committed.".to_owned(), Some(ConfirmationState::InFlight));
+        let (node_id, id) = (
+            apply_request.node_id.as_str(),
+            confirmation.confirmation_id.as_str(),
+        );
+        let ApplyResponseKind::Applied {
+            from_status,
+            to_status,
+            status_changed,
+        } = kind
+        else {
+            return ExecutorResult::error(
+                node_id,
+                id,
+                "Only a successful Apply is committed.".to_owned(),
+                Some(ConfirmationState::InFlight),
+            );
         };
         let committed = confirmation.committed(now);
         match self.swap(&to_json_string(&committed)).await {

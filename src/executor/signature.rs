@@ -27,14 +27,20 @@ pub struct Signer {
 
 impl std::fmt::Debug for Signer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Signer").field("key_id", &self.key_id).field("secret", &"<redacted>").finish()
+        f.debug_struct("Signer")
+            .field("key_id", &self.key_id)
+            .field("secret", &"<redacted>")
+            .finish()
     }
 }
 
 impl Signer {
     pub fn new(key_id: &str, secret: &[u8]) -> Result<Self, InputError> {
         validate_key("key_id", "secret", key_id, secret)?;
-        Ok(Self { key_id: key_id.to_owned(), secret: secret.to_vec() })
+        Ok(Self {
+            key_id: key_id.to_owned(),
+            secret: secret.to_vec(),
+        })
     }
 
     pub fn key_id(&self) -> &str {
@@ -45,7 +51,11 @@ impl Signer {
     /// with this key's id and the signature set.
     pub fn sign(&self, confirmation: Confirmation) -> Confirmation {
         let signature = signature_hex(&confirmation, &self.key_id, &self.secret);
-        Confirmation { key_id: Some(self.key_id.clone()), signature: Some(signature), ..confirmation }
+        Confirmation {
+            key_id: Some(self.key_id.clone()),
+            signature: Some(signature),
+            ..confirmation
+        }
     }
 }
 
@@ -57,13 +67,17 @@ pub struct KeyRing {
 
 impl std::fmt::Debug for KeyRing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KeyRing").field("key_ids", &self.keys.keys().collect::<Vec<_>>()).finish()
+        f.debug_struct("KeyRing")
+            .field("key_ids", &self.keys.keys().collect::<Vec<_>>())
+            .finish()
     }
 }
 
 impl KeyRing {
     /// Builds a key ring from `(key_id, secret)` pairs; at least one key is required.
-    pub fn new<'a>(entries: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Result<Self, InputError> {
+    pub fn new<'a>(
+        entries: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    ) -> Result<Self, InputError> {
         let mut keys = BTreeMap::new();
         for (key_id, secret) in entries {
             let path = format!("keys.{key_id}");
@@ -81,16 +95,23 @@ impl KeyRing {
     }
 
     pub fn from_signer(signer: &Signer) -> Self {
-        Self { keys: BTreeMap::from([(signer.key_id.clone(), signer.secret.clone())]) }
+        Self {
+            keys: BTreeMap::from([(signer.key_id.clone(), signer.secret.clone())]),
+        }
     }
 
     /// Checks the signature of `confirmation`; the error says what is wrong, for the `signature_invalid` phase.
     pub fn verify(&self, confirmation: &Confirmation) -> Result<(), String> {
-        let (Some(key_id), Some(signature)) = (&confirmation.key_id, &confirmation.signature) else {
-            return Err("the confirmation is not signed (key_id and signature are required)".to_owned());
+        let (Some(key_id), Some(signature)) = (&confirmation.key_id, &confirmation.signature)
+        else {
+            return Err(
+                "the confirmation is not signed (key_id and signature are required)".to_owned(),
+            );
         };
         let Some(secret) = self.keys.get(key_id) else {
-            return Err(format!("the confirmation is signed with unknown key `{key_id}`"));
+            return Err(format!(
+                "the confirmation is signed with unknown key `{key_id}`"
+            ));
         };
         let Ok(signature_bytes) = hex::decode(signature) else {
             return Err("the signature is not hex".to_owned());
@@ -102,15 +123,27 @@ impl KeyRing {
     }
 }
 
-fn validate_key(id_path: &str, secret_path: &str, key_id: &str, secret: &[u8]) -> Result<(), InputError> {
+fn validate_key(
+    id_path: &str,
+    secret_path: &str,
+    key_id: &str,
+    secret: &[u8],
+) -> Result<(), InputError> {
     if key_id.trim().is_empty() {
-        return Err(InputError::new(InputErrorCode::InvalidKey, id_path, "key id must not be empty"));
+        return Err(InputError::new(
+            InputErrorCode::InvalidKey,
+            id_path,
+            "key id must not be empty",
+        ));
     }
     if secret.len() < MIN_SECRET_BYTES {
         return Err(InputError::new(
             InputErrorCode::InvalidKey,
             secret_path,
-            format!("secret must be at least {MIN_SECRET_BYTES} bytes, got {}", secret.len()),
+            format!(
+                "secret must be at least {MIN_SECRET_BYTES} bytes, got {}",
+                secret.len()
+            ),
         ));
     }
     Ok(())

@@ -47,15 +47,7 @@ pub fn confirmation(id: &str, node_id: &str) -> Confirmation {
 }
 
 pub fn request_for(confirmation: &Confirmation) -> ExecutorRequest {
-    ExecutorRequest {
-        confirmation_id: confirmation.confirmation_id.clone(),
-        apply_request: RequestedApply {
-            node_id: confirmation.node_id.clone(),
-            confirm_status: confirmation.proposed_change.to.clone(),
-            intent: confirmation.intent.clone(),
-            reason: confirmation.reason.clone(),
-        },
-    }
+    ExecutorRequest::for_confirmation(confirmation)
 }
 
 /// Returns Pending `n` times before completing: lets a test interleave concurrent executions.
@@ -158,6 +150,8 @@ pub struct FakeSkill {
     pub scripted: Rc<RefCell<VecDeque<Result<SkillResponse, PortError>>>>,
     pub preview_error: Rc<RefCell<Option<String>>>,
     pub applied: Rc<RefCell<Vec<ApplyRequest>>>,
+    /// (confirmation id, status answered or None when the call failed), in call order.
+    pub answers: Rc<RefCell<Vec<(String, Option<u16>)>>>,
     pub previews: Rc<Cell<usize>>,
     pub yields: Yields,
 }
@@ -210,6 +204,10 @@ impl Skill for FakeSkill {
                 serde_json::json!({ "applied": true, "status_changed": true }),
             )
         });
+        let status = answer.as_ref().ok().map(|r| r.status);
+        self.answers
+            .borrow_mut()
+            .push((request.confirmation.confirmation_id.clone(), status));
         if matches!(answer, Ok(SkillResponse { status: 200, .. })) {
             self.statuses
                 .borrow_mut()

@@ -1,0 +1,97 @@
+//! The human side of a confirmation's life in the store: saving a new one, cancelling an unused one.
+//! Both use compare-and-swap, so neither can overwrite a record an Executor is using.
+
+use super::confirmation::{Confirmation, ConfirmationState, store_key};
+use crate::input::to_json_string;
+use crate::ports::Store;
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StorageError {
+    /// A confirmation with this id already exists (ids are never reused).
+    AlreadyExists,
+    /// No confirmation with this id.
+    NotFound,
+    /// It can no longer be cancelled (consumed, in flight, invalidated, already cancelled).
+    NotCancellable(ConfirmationState),
+    /// The stored record changed concurrently; nothing was written.
+    Conflict,
+    /// The record in the store does not parse.
+    Malformed(String),
+    /// The store port failed.
+    Port(String),
+}
+
+impl fmt::Display for StorageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::AlreadyExists => f.write_str("a confirmation with this id already exists"),
+            Self::NotFound => f.write_str("no confirmation with this id"),
+            Self::NotCancellable(state) => {
+                write!(f, "the confirmation cannot be cancelled in state {state:?}")
+            }
+            Self::Conflict => {
+                f.write_str("the confirmation changed concurrently; nothing was written")
+            }
+            Self::Malformed(why) => write!(f, "the stored confirmation is malformed: {why}"),
+            Self::Port(why) => write!(f, "the store failed: {why}"),
+        }
+    }
+}
+
+impl StorageError {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::AlreadyExists => "already_exists",
+            Self::NotFound => "not_found",
+            Self::NotCancellable(_) => "not_cancellable",
+            Self::Conflict => "conflict",
+            Self::Malformed(_) => "malformed_record",
+            Self::Port(_) => "store_failed",
+        }
+    }
+}
+
+/// Stores a newly issued confirmation; refuses to overwrite an existing id.
+pub async fn save_confirmation(
+    store: &impl Store,
+    confirmation: &Confirmation,
+) -> Result<(), StorageError> {
+    let key = store_key(&confirmation.confirmation_id);
+    match store
+        .compare_and_swap(&key, None, &to_json_string(confirmation))
+        .await
+    {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(StorageError::AlreadyExists),
+        Err(error) => Err(StorageError::Port(error.message)),
+    }
+}
+
+/// A human withdraws an approval that has not been used (seed 003 step 3b).
+pub async fn cancel_confirmation(
+    store: &impl Store,
+    confirmation_id: &str,
+) -> Result<Confirmation, StorageError> {
+    let key = store_key(confirmation_id);
+    let text = match store.get(&key).await {
+        Ok(Some(text)) => text,
+        Ok(None) => return Err(StorageError::NotFound),
+        Err(error) => return Err(StorageError::Port(error.message)),
+    };
+    let confirmation = Confirmation::from_json_str(&text)
+        .map_err(|error| StorageError::Malformed(error.to_string()))?;
+    if confirmation.state() != ConfirmationState::Approved {
+        return Err(StorageError::NotCancellable(confirmation.state()));
+    }
+    let cancelled = confirmation.cancelled();
+    match store
+        .compare_and_swap(&key, Some(&text), &to_json_string(&cancelled))
+        .await
+    {
+        Ok(true) => Ok(cancelled),
+        Ok(false) => Err(StorageError::Conflict),
+        Err(error) => Err(StorageError::Port(error.message)),
+    }
+}

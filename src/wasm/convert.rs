@@ -1,0 +1,39 @@
+//! Crossing the boundary: JS values in as typed Rust values (through JSON text, so errors carry the path
+//! of the bad field), typed Rust values out as plain JS objects.
+
+use crate::input::{InputError, parse_json_str};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use wasm_bindgen::JsValue;
+
+/// `JSON.stringify(value)`, or a typed error for values JSON cannot hold (cycles, BigInt, undefined).
+pub fn to_json_text(path: &str, value: &JsValue) -> Result<String, InputError> {
+    if value.is_undefined() {
+        return Err(InputError::invalid(path, "is required"));
+    }
+    let text = js_sys::JSON::stringify(value).map_err(|error| {
+        InputError::invalid(
+            path,
+            format!(
+                "is not JSON-serialisable: {}",
+                super::errors::thrown_message(&error)
+            ),
+        )
+    })?;
+    text.as_string()
+        .ok_or_else(|| InputError::invalid(path, "is not JSON-serialisable"))
+}
+
+/// Reads a JS value as `T`; the error path is prefixed with `path`.
+pub fn from_js<T: DeserializeOwned>(path: &str, value: &JsValue) -> Result<T, InputError> {
+    let text = to_json_text(path, value)?;
+    parse_json_str(&text).map_err(|error| error.within(path))
+}
+
+/// Converts a Rust value to a plain JS object (maps as objects, `None` as `null`).
+pub fn to_js<T: Serialize>(value: &T) -> JsValue {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    value
+        .serialize(&serializer)
+        .unwrap_or_else(|error| super::errors::coded_error("internal", "", &error.to_string()))
+}

@@ -1,0 +1,10 @@
+//! The only module that touches JavaScript: the exported API, the adapters that turn JS objects into the
+//! host ports, and the mapping of errors to JS `Error`s with a stable `code` and `path`. It holds no
+//! domain logic.
+
+pub mod convert;
+pub mod errors;
+pub mod executor_api;
+pub mod memory_store;
+pub mod port_types;
+pub mod ports;
