@@ -1,0 +1,6 @@
+//! The exported API under wasm-bindgen-test in headless Chromium.
+#![cfg(target_arch = "wasm32")]
+
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+mod wasm_support;
