@@ -2,6 +2,12 @@
 //! failures, a confirmation is consumed only if exactly one Apply succeeded for it, and once an Apply
 //! succeeded (or its fate is unknown) no further Apply is ever made with that confirmation.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod support;
 

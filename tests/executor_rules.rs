@@ -1,5 +1,11 @@
 //! Every rule of seed 003 (Executor / Confirmation) as a named test, over fake host ports.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod support;
 

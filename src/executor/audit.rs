@@ -34,6 +34,7 @@ impl Route {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct AuditRecord {
     pub route: Route,

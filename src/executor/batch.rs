@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct BatchResult {
     /// The result of every attempted request, in order (the last one is the failure, if any).

@@ -72,6 +72,7 @@ pub enum CheckVerdict {
 /// Input of the pure check. `current_status` is the node's status from Preview; without it, step 6 is
 /// left pending.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct CheckInput {
     pub confirmation: Option<Confirmation>,
@@ -79,6 +80,7 @@ pub struct CheckInput {
     /// Host clock, milliseconds since the Unix epoch.
     pub now: f64,
     /// Trusted verification keys: key id -> secret.
+    #[tsify(type = "Record<string, string>")]
     pub keys: std::collections::BTreeMap<String, String>,
     #[serde(default)]
     #[tsify(optional)]

@@ -7,6 +7,7 @@ use tsify::Tsify;
 
 /// The change a human approved: on node `node_id`, move from status `from` to status `to`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct ProposedChange {
     /// Which skill the change belongs to, e.g. `"status_change"` (seed 003 section 10.2).
@@ -45,6 +46,7 @@ pub enum ConfirmationState {
 /// The binding fields (everything up to `ui_action`) are covered by `signature`; the lifecycle fields
 /// (`consumed`, `consumed_at`, `cancelled`, `in_flight_at`, `invalidated_at`) change as it is used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct Confirmation {
     pub confirmation_id: String,

@@ -7,6 +7,7 @@ use tsify::Tsify;
 
 /// A transition the skill reports as possible from the current status.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct ValidTransition {
     pub status: String,
@@ -15,6 +16,7 @@ pub struct ValidTransition {
 
 /// Preview's answer: facts about the node, used only to verify the approval's precondition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 pub struct PreviewResult {
     pub current_status: String,
     #[serde(default)]
@@ -24,6 +26,7 @@ pub struct PreviewResult {
 
 /// Apply's answer: an HTTP-like status and a JSON body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 pub struct SkillResponse {
     pub status: u16,
     #[serde(default)]

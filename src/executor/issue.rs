@@ -9,6 +9,7 @@ use tsify::Tsify;
 
 /// What the human is shown and says "y" to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct ConfirmationDraft {
     pub node_id: String,

@@ -7,6 +7,7 @@ use tsify::Tsify;
 
 /// What the Executor is asked to apply. It must match the confirmation's approved content exactly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct RequestedApply {
     pub node_id: String,
@@ -20,6 +21,7 @@ pub struct RequestedApply {
 
 /// Input of the Executor: which confirmation to consume, and what to apply with it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct ExecutorRequest {
     pub confirmation_id: String,
@@ -70,6 +72,7 @@ pub enum Source {
 /// confirmation; the Executor adds only `source`. `confirmation` is the whole Confirmation Object (seed
 /// 003 section 2.1, 18 section 3.2), signature included, so the receiving guard can verify it itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct ApplyRequest {
     pub node_id: String,

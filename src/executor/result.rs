@@ -17,6 +17,7 @@ pub enum Outcome {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct AppliedBlock {
     pub from_status: String,
@@ -28,6 +29,7 @@ pub struct AppliedBlock {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct RejectionBlock {
     /// The check step that rejected.
@@ -37,6 +39,7 @@ pub struct RejectionBlock {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct ReconfirmBlock {
     pub reason: String,
@@ -46,6 +49,7 @@ pub struct ReconfirmBlock {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorBlock {
     pub message: String,
@@ -55,6 +59,7 @@ pub struct ErrorBlock {
 /// `outcome`. `consumed` records whether this execution consumed the confirmation (seed 003 section
 /// 6.2: true only when applied) and `confirmation_state` where it now stands (`null` when not found).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 #[serde(deny_unknown_fields)]
 pub struct ExecutorResult {
     pub outcome: Outcome,

@@ -144,6 +144,9 @@ impl Store for FakeStore {
 
 /// A skill whose node statuses live in a map; Apply answers from a queue of scripted responses (200 by
 /// default) and records every request it received.
+/// (confirmation id, status answered or None when the call failed).
+pub type Answered = (String, Option<u16>);
+
 #[derive(Clone, Default)]
 pub struct FakeSkill {
     pub statuses: Rc<RefCell<BTreeMap<String, String>>>,
@@ -151,7 +154,7 @@ pub struct FakeSkill {
     pub preview_error: Rc<RefCell<Option<String>>>,
     pub applied: Rc<RefCell<Vec<ApplyRequest>>>,
     /// (confirmation id, status answered or None when the call failed), in call order.
-    pub answers: Rc<RefCell<Vec<(String, Option<u16>)>>>,
+    pub answers: Rc<RefCell<Vec<Answered>>>,
     pub previews: Rc<Cell<usize>>,
     pub yields: Yields,
 }

@@ -1,6 +1,8 @@
 //! The exported JS API exercised from inside wasm, shared by the Node and the Chromium test binaries.
 
-use agent_governor::wasm::executor_api::{JsExecutor, check_confirmation, issue, request_for, save};
+use agent_governor::wasm::executor_api::{
+    JsExecutor, check_confirmation, issue, request_for, save,
+};
 use agent_governor::wasm::memory_store::MemoryStore;
 use js_sys::{Function, JSON, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
@@ -10,15 +12,21 @@ use wasm_bindgen_test::wasm_bindgen_test;
 const SECRET: &str = "0123456789abcdef0123456789abcdef-approval";
 
 fn js(source: &str) -> JsValue {
-    Function::new_no_args(&format!("return ({source});")).call0(&JsValue::NULL).unwrap()
+    Function::new_no_args(&format!("return ({source});"))
+        .call0(&JsValue::NULL)
+        .unwrap()
 }
 
 fn get(target: &JsValue, path: &str) -> JsValue {
-    path.split('.').fold(target.clone(), |value, key| Reflect::get(&value, &key.into()).unwrap())
+    path.split('.').fold(target.clone(), |value, key| {
+        Reflect::get(&value, &key.into()).unwrap()
+    })
 }
 
 fn text(target: &JsValue, path: &str) -> String {
-    get(target, path).as_string().unwrap_or_else(|| panic!("{path} is not a string in {:?}", JSON::stringify(target)))
+    get(target, path)
+        .as_string()
+        .unwrap_or_else(|| panic!("{path} is not a string in {:?}", JSON::stringify(target)))
 }
 
 fn signer() -> JsValue {
@@ -26,8 +34,10 @@ fn signer() -> JsValue {
 }
 
 fn draft() -> JsValue {
-    js("{ node_id: 'node-1', proposed_change: { type: 'status_change', from: 'todo', to: 'done' }, \
-         intent: 'finished', reason: 'checked', ui_action: 'approve_button' }")
+    js(
+        "{ node_id: 'node-1', proposed_change: { type: 'status_change', from: 'todo', to: 'done' }, \
+         intent: 'finished', reason: 'checked', ui_action: 'approve_button' }",
+    )
 }
 
 fn issued() -> JsValue {
@@ -68,18 +78,42 @@ fn check_confirmation_passes_a_valid_approval_and_names_bad_fields() {
     Reflect::set(&input, &"confirmation".into(), &confirmation).unwrap();
     Reflect::set(&input, &"request".into(), &request).unwrap();
     Reflect::set(&input, &"now".into(), &js_sys::Date::now().into()).unwrap();
-    Reflect::set(&input, &"keys".into(), &js(&format!("{{ approver: '{SECRET}' }}"))).unwrap();
+    Reflect::set(
+        &input,
+        &"keys".into(),
+        &js(&format!("{{ approver: '{SECRET}' }}")),
+    )
+    .unwrap();
     Reflect::set(&input, &"current_status".into(), &"todo".into()).unwrap();
     let verdict = check_confirmation(input.clone()).unwrap();
     assert_eq!(text(&verdict, "verdict"), "pass");
 
-    Reflect::set(&get(&input, "confirmation"), &"node_id".into(), &"node-2".into()).unwrap();
+    Reflect::set(
+        &get(&input, "confirmation"),
+        &"node_id".into(),
+        &"node-2".into(),
+    )
+    .unwrap();
     let verdict = check_confirmation(input.clone()).unwrap();
-    assert_eq!((text(&verdict, "verdict"), text(&verdict, "phase")), ("rejected".into(), "signature_invalid".into()));
+    assert_eq!(
+        (text(&verdict, "verdict"), text(&verdict, "phase")),
+        ("rejected".into(), "signature_invalid".into())
+    );
 
-    Reflect::set(&get(&input, "request"), &"apply_request".into(), &js("{ node_id: 7 }")).unwrap();
+    Reflect::set(
+        &get(&input, "request"),
+        &"apply_request".into(),
+        &js("{ node_id: 7 }"),
+    )
+    .unwrap();
     let error = check_confirmation(input).unwrap_err();
-    assert_eq!(code_and_path(&error), ("invalid_input".into(), "request.apply_request.node_id".into()));
+    assert_eq!(
+        code_and_path(&error),
+        (
+            "invalid_input".into(),
+            "request.apply_request.node_id".into()
+        )
+    );
     assert!(error.is_instance_of::<js_sys::Error>());
 }
 
@@ -87,22 +121,33 @@ fn check_confirmation_passes_a_valid_approval_and_names_bad_fields() {
 fn issue_confirmation_signs_with_a_fresh_uuid_and_rejects_weak_keys() {
     let first = issued();
     let second = issued();
-    assert_ne!(text(&first, "confirmation_id"), text(&second, "confirmation_id"));
+    assert_ne!(
+        text(&first, "confirmation_id"),
+        text(&second, "confirmation_id")
+    );
     assert_eq!(text(&first, "confirmation_id").len(), 36);
     assert_eq!(text(&first, "signature").len(), 64);
     assert_eq!(text(&first, "confirmed_by"), "human");
     let weak = issue(draft(), js("{ keyId: 'approver', secret: 'short' }"), None).unwrap_err();
-    assert_eq!(code_and_path(&weak), ("invalid_key".into(), "signer.secret".into()));
+    assert_eq!(
+        code_and_path(&weak),
+        ("invalid_key".into(), "signer.secret".into())
+    );
     let bad_draft = issue(js("{ node_id: 'n' }"), signer(), None).unwrap_err();
     assert_eq!(code_and_path(&bad_draft).0, "invalid_input");
     let bad_clock = issue(draft(), signer(), Some(f64::NAN)).unwrap_err();
-    assert_eq!(code_and_path(&bad_clock), ("invalid_input".into(), "now".into()));
+    assert_eq!(
+        code_and_path(&bad_clock),
+        ("invalid_input".into(), "now".into())
+    );
 }
 
 async fn setup(apply_body: &str) -> (JsValue, JsValue, JsExecutor) {
     let store: JsValue = MemoryStore::new().into();
     let confirmation = issued();
-    resolve(save(store.clone(), confirmation.clone()).unwrap()).await.unwrap();
+    resolve(save(store.clone(), confirmation.clone()).unwrap())
+        .await
+        .unwrap();
     let ports = ports(&store, apply_body);
     let executor = executor(&ports);
     (ports, confirmation, executor)
@@ -110,8 +155,10 @@ async fn setup(apply_body: &str) -> (JsValue, JsValue, JsExecutor) {
 
 #[wasm_bindgen_test]
 async fn execute_applies_once_then_rejects_already_consumed() {
-    let (ports, confirmation, executor) =
-        setup("state.status = request.confirm_status; return { status: 200, body: { applied: true } };").await;
+    let (ports, confirmation, executor) = setup(
+        "state.status = request.confirm_status; return { status: 200, body: { applied: true } };",
+    )
+    .await;
     let request = request_for(confirmation).unwrap();
     let first = resolve(executor.execute(request.clone())).await.unwrap();
     assert_eq!(text(&first, "outcome"), "applied");
@@ -130,24 +177,40 @@ async fn two_concurrent_executes_apply_once() {
     )
     .await;
     let request = request_for(confirmation).unwrap();
-    let both = js_sys::Array::of2(&executor.execute(request.clone()), &executor.execute(request));
+    let both = js_sys::Array::of2(
+        &executor.execute(request.clone()),
+        &executor.execute(request),
+    );
     let results = resolve(Promise::all(&both)).await.unwrap();
-    let outcomes: Vec<String> = js_sys::Array::from(&results).iter().map(|r| text(&r, "outcome")).collect();
-    assert!(outcomes.contains(&"applied".to_owned()) && outcomes.contains(&"rejected".to_owned()), "{outcomes:?}");
+    let outcomes: Vec<String> = js_sys::Array::from(&results)
+        .iter()
+        .map(|r| text(&r, "outcome"))
+        .collect();
+    assert!(
+        outcomes.contains(&"applied".to_owned()) && outcomes.contains(&"rejected".to_owned()),
+        "{outcomes:?}"
+    );
     assert_eq!(get(&ports, "state.applies").as_f64(), Some(1.0));
 }
 
 #[wasm_bindgen_test]
 async fn a_throwing_or_rejecting_callback_gives_outcome_error_and_the_instance_keeps_working() {
-    for body in ["throw new Error('skill exploded');", "return Promise.reject(new TypeError('skill exploded'));"] {
+    for body in [
+        "throw new Error('skill exploded');",
+        "return Promise.reject(new TypeError('skill exploded'));",
+    ] {
         let (_ports, confirmation, executor) = setup(body).await;
-        let result = resolve(executor.execute(request_for(confirmation).unwrap())).await.unwrap();
+        let result = resolve(executor.execute(request_for(confirmation).unwrap()))
+            .await
+            .unwrap();
         assert_eq!(text(&result, "outcome"), "error");
         assert!(text(&result, "error.message").contains("skill exploded"));
         assert_eq!(text(&result, "confirmation_state"), "in_flight");
     }
     let (_ports, confirmation, executor) = setup("return { status: 'two hundred' };").await;
-    let result = resolve(executor.execute(request_for(confirmation).unwrap())).await.unwrap();
+    let result = resolve(executor.execute(request_for(confirmation).unwrap()))
+        .await
+        .unwrap();
     assert_eq!(text(&result, "outcome"), "error");
     assert!(text(&result, "error.message").contains("skill.apply answered with the wrong shape"));
     // the module still answers after all of that
@@ -163,50 +226,86 @@ async fn execute_batch_stops_at_the_first_failure() {
     let store = get(&ports, "store");
     let others: Vec<JsValue> = (0..2).map(|_| issued()).collect();
     for confirmation in &others {
-        resolve(save(store.clone(), confirmation.clone()).unwrap()).await.unwrap();
+        resolve(save(store.clone(), confirmation.clone()).unwrap())
+            .await
+            .unwrap();
     }
     let requests = js_sys::Array::new();
     for confirmation in std::iter::once(&first).chain(&others) {
         requests.push(&request_for(confirmation.clone()).unwrap());
     }
-    let batch = resolve(executor.execute_batch(requests.into())).await.unwrap();
+    let batch = resolve(executor.execute_batch(requests.into()))
+        .await
+        .unwrap();
     assert_eq!(js_sys::Array::from(&get(&batch, "applied")).length(), 1);
     assert_eq!(text(&batch, "failed"), text(&others[0], "confirmation_id"));
     let not_attempted = js_sys::Array::from(&get(&batch, "not_attempted"));
-    assert_eq!(not_attempted.get(0).as_string(), Some(text(&others[1], "confirmation_id")));
+    assert_eq!(
+        not_attempted.get(0).as_string(),
+        Some(text(&others[1], "confirmation_id"))
+    );
 }
 
 #[wasm_bindgen_test]
 async fn malformed_requests_reject_with_code_and_path() {
     let (_ports, _confirmation, executor) = setup("return { status: 200 };").await;
     let cases = [
-        ("{ confirmation_id: 'c', apply_request: { node_id: 'n', confirm_status: 'done', intent: 'i' } }", "request.apply_request"),
-        ("{ confirmation_id: 42, apply_request: {} }", "request.confirmation_id"),
+        (
+            "{ confirmation_id: 'c', apply_request: { node_id: 'n', confirm_status: 'done', intent: 'i' } }",
+            "request.apply_request",
+        ),
+        (
+            "{ confirmation_id: 42, apply_request: {} }",
+            "request.confirmation_id",
+        ),
         ("'just a string'", "request"),
-        ("(() => { const a = {}; a.self = a; return a; })()", "request"),
+        (
+            "(() => { const a = {}; a.self = a; return a; })()",
+            "request",
+        ),
         ("{ confirmation_id: 10n }", "request"),
-        ("{ confirmation_id: 'x'.repeat(2_000_000), apply_request: {} }", "request"),
+        (
+            "{ confirmation_id: 'x'.repeat(2_000_000), apply_request: {} }",
+            "request",
+        ),
     ];
     for (source, path) in cases {
         let error = resolve(executor.execute(js(source))).await.unwrap_err();
         let (code, got_path) = code_and_path(&error);
         assert_eq!(code, "invalid_input", "{source}");
-        assert!(got_path.starts_with(path) || path == "request" && got_path.is_empty(), "{source}: {got_path}");
+        assert!(
+            got_path.starts_with(path) || path == "request" && got_path.is_empty(),
+            "{source}: {got_path}"
+        );
     }
-    let error = resolve(executor.execute_batch(js("[{ confirmation_id: 'a', apply_request: { node_id: '' } }]"))).await.unwrap_err();
+    let error = resolve(executor.execute_batch(js(
+        "[{ confirmation_id: 'a', apply_request: { node_id: '' } }]",
+    )))
+    .await
+    .unwrap_err();
     assert_eq!(code_and_path(&error).0, "invalid_input");
 }
 
 #[wasm_bindgen_test]
 fn missing_ports_are_named() {
-    let error = JsExecutor::new(js("{ store: { get() {}, put() {} }, skill: {}, keys: {} }")).err().unwrap();
-    assert_eq!(code_and_path(&error), ("invalid_port".into(), "store.compareAndSwap".into()));
+    let error = JsExecutor::new(js("{ store: { get() {}, put() {} }, skill: {}, keys: {} }"))
+        .err()
+        .unwrap();
+    assert_eq!(
+        code_and_path(&error),
+        ("invalid_port".into(), "store.compareAndSwap".into())
+    );
     let store: JsValue = MemoryStore::new().into();
     let ports = ports(&store, "return { status: 200 };");
     Reflect::set(&ports, &"keys".into(), &js("{}")).unwrap();
     let error = JsExecutor::new(ports.clone()).err().unwrap();
     assert_eq!(code_and_path(&error), ("invalid_key".into(), "keys".into()));
-    Reflect::set(&ports, &"keys".into(), &js(&format!("{{ approver: '{SECRET}' }}"))).unwrap();
+    Reflect::set(
+        &ports,
+        &"keys".into(),
+        &js(&format!("{{ approver: '{SECRET}' }}")),
+    )
+    .unwrap();
     Reflect::set(&ports, &"now".into(), &js("() => 'noon'")).unwrap();
     let error = JsExecutor::new(ports).err().unwrap();
     assert_eq!(code_and_path(&error), ("invalid_port".into(), "now".into()));

@@ -1,0 +1,93 @@
+// Shared by the JS tests: starting the real hosts (Chromium, workerd) the way a user would.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Headless Debian Chromium with the flags this machine's closed network needs. */
+export async function launchChromium() {
+  const userDataDir = await mkdtemp(join(tmpdir(), "agent-governor-chromium-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `url` until it answers (any status) or `timeoutMs` passes. */
+export async function waitForHttp(url, timeoutMs, isAlive = () => true) {
+  const deadline = Date.now() + timeoutMs;
+  let lastError;
+  while (Date.now() < deadline) {
+    if (!isAlive()) throw new Error(`the server exited before answering ${url}`);
+    try {
+      return await fetch(url, { method: "GET" });
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms: ${lastError?.message}`);
+}
+
+/** `wrangler dev` (real workerd) on a free port for the worker in edge/. */
+export async function startEdgeWorker() {
+  const port = await freePort();
+  const wrangler = join(repoRoot, "node_modules", ".bin", "wrangler");
+  const child = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn"], {
+    cwd: join(repoRoot, "edge"),
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  let exited = false;
+  child.on("exit", () => (exited = true));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${url}/`, 60_000, () => !exited);
+  } catch (error) {
+    process.kill(-child.pid, "SIGTERM");
+    throw new Error(`${error.message}\n--- wrangler output ---\n${output}`);
+  }
+  return {
+    url,
+    output: () => output,
+    stop() {
+      if (!exited) process.kill(-child.pid, "SIGTERM");
+    },
+  };
+}

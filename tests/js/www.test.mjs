@@ -1,0 +1,56 @@
+// The approval page in headless Chromium, importing the built package as a browser user would.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { startServer } from "../../scripts/serve.mjs";
+import { launchChromium } from "./helpers.mjs";
+
+let server;
+let browser;
+let baseUrl;
+
+before(async () => {
+  server = await startServer(0);
+  baseUrl = `http://127.0.0.1:${server.address().port}/`;
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+async function openPage() {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(baseUrl);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 });
+  return { page, errors };
+}
+
+test("approving the demo change applies it; executing the same confirmation again is already_consumed", async () => {
+  const { page, errors } = await openPage();
+  assert.equal(await page.textContent("#node-status"), "in_progress");
+  await page.click("#approve");
+  await page.waitForSelector("#outcome[data-outcome=applied]");
+  assert.equal(await page.textContent("#node-status"), "done");
+  const result = JSON.parse(await page.textContent("#result"));
+  assert.equal(result.outcome, "applied");
+  assert.equal(result.consumed, true);
+  await page.click("#execute-again");
+  await page.waitForSelector("#outcome[data-outcome=rejected]");
+  assert.equal(await page.textContent("#phase"), "(phase: already_consumed)");
+  assert.equal(await page.locator("#audit li").count(), 2);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("declining issues nothing and applies nothing", async () => {
+  const { page, errors } = await openPage();
+  await page.keyboard.press("n");
+  assert.match(await page.textContent("#decision"), /Declined/);
+  assert.equal(await page.textContent("#node-status"), "in_progress");
+  assert.equal(await page.textContent("#outcome"), "none yet");
+  assert.equal(await page.isDisabled("#approve"), true);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,56 @@
+// Compiled with `tsc --noEmit --strict`: the shipped declarations describe the API a TypeScript user sees.
+import {
+  Executor,
+  MemoryStore,
+  checkConfirmation,
+  issueConfirmation,
+  requestFor,
+  saveConfirmation,
+  type AgentGovernorError,
+  type BatchResult,
+  type CheckVerdict,
+  type Confirmation,
+  type ConfirmationStore,
+  type ExecutorRequest,
+  type ExecutorResult,
+  type ExecutorSkill,
+  type Phase,
+} from "agent-governor";
+
+const skill: ExecutorSkill = {
+  preview: async (nodeId: string) => ({ current_status: nodeId.length > 0 ? "todo" : "unknown" }),
+  apply: async (request) => {
+    const source: "ai_agent" | "human_ui" = request.source;
+    return { status: source === "ai_agent" ? 200 : 500, body: { applied: true } };
+  },
+};
+
+const store: ConfirmationStore = new MemoryStore();
+const confirmation: Confirmation = issueConfirmation(
+  {
+    node_id: "node-1",
+    proposed_change: { type: "status_change", from: "todo", to: "done" },
+    intent: "finished",
+    reason: "checked",
+    ui_action: "approve_button",
+  },
+  { keyId: "k", secret: "0123456789abcdef0123456789abcdef" },
+);
+
+export async function run(): Promise<string> {
+  await saveConfirmation(store, confirmation);
+  const executor = new Executor({ store, skill, keys: { k: "0123456789abcdef0123456789abcdef" }, now: () => Date.now() });
+  const request: ExecutorRequest = requestFor(confirmation);
+  const result: ExecutorResult = await executor.execute(request);
+  const phase: Phase | undefined = result.rejection?.phase;
+  const batch: BatchResult = await executor.executeBatch([request]);
+  const verdict: CheckVerdict = checkConfirmation({ confirmation, request, now: Date.now(), keys: { k: "x" } });
+  const described = verdict.verdict === "rejected" ? verdict.phase : verdict.verdict;
+  try {
+    await executor.execute(request);
+  } catch (error) {
+    const typed = error as AgentGovernorError;
+    return `${typed.code} ${typed.path}`;
+  }
+  return `${result.outcome} ${phase ?? ""} ${batch.applied.length} ${described} ${result.applied?.consumed_at ?? ""}`;
+}
