@@ -28,7 +28,7 @@ impl Route {
     pub fn trail(self) -> &'static str {
         match self {
             Self::HumanUiDirect => "a human operated the UI",
-            Self::Executor => "an agent proposed, a human confirmed, the Executor applied",
+            Self::Executor => "proposed by an agent, confirmed by a human, executed by the Executor",
         }
     }
 }
