@@ -132,6 +132,28 @@ pub fn to_json_string<T: Serialize>(value: &T) -> String {
         .unwrap_or_else(|error| format!("{{\"serialization_error\":{:?}}}", error.to_string()))
 }
 
+/// Checks beyond types that a parsed input must pass (non-empty identifiers and the like).
+pub trait Validate {
+    fn validate(&self) -> Result<(), InputError>;
+}
+
+/// A list is valid when every item is; the error names the item by index.
+impl<T: Validate> Validate for Vec<T> {
+    fn validate(&self) -> Result<(), InputError> {
+        self.iter().enumerate().try_for_each(|(index, item)| {
+            item.validate()
+                .map_err(|error| error.within(&format!("[{index}]")))
+        })
+    }
+}
+
+/// Parses JSON text into `T` and validates it.
+pub fn parse_valid_json_str<T: DeserializeOwned + Validate>(text: &str) -> Result<T, InputError> {
+    let value: T = parse_json_str(text)?;
+    value.validate()?;
+    Ok(value)
+}
+
 /// Checks that a required text field is not empty (after trimming).
 pub fn require_non_empty(path: &str, value: &str) -> Result<(), InputError> {
     if value.trim().is_empty() {

@@ -28,7 +28,9 @@ impl Route {
     pub fn trail(self) -> &'static str {
         match self {
             Self::HumanUiDirect => "a human operated the UI",
-            Self::Executor => "proposed by an agent, confirmed by a human, executed by the Executor",
+            Self::Executor => {
+                "proposed by an agent, confirmed by a human, executed by the Executor"
+            }
         }
     }
 }

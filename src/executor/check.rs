@@ -4,6 +4,7 @@
 use super::confirmation::{Confirmation, ConfirmationState};
 use super::request::ExecutorRequest;
 use super::signature::KeyRing;
+use crate::input::Validate;
 use crate::timestamp::{EpochMillis, HOUR_MS, parse_rfc3339};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;

@@ -1,6 +1,6 @@
 //! The Confirmation Object: a human's approval of one proposed change, and its lifecycle in the store.
 
-use crate::input::{InputError, parse_json_str, require_non_empty};
+use crate::input::{InputError, Validate, require_non_empty};
 use crate::timestamp::{EpochMillis, format_rfc3339};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
@@ -87,22 +87,6 @@ pub fn store_key(confirmation_id: &str) -> String {
 }
 
 impl Confirmation {
-    /// Parses a stored or caller-supplied Confirmation Object.
-    pub fn from_json_str(text: &str) -> Result<Self, InputError> {
-        let confirmation: Self = parse_json_str(text)?;
-        confirmation.validate()?;
-        Ok(confirmation)
-    }
-
-    /// Structural checks beyond types: the identifying fields are not empty.
-    pub fn validate(&self) -> Result<(), InputError> {
-        require_non_empty("confirmation_id", &self.confirmation_id)?;
-        require_non_empty("node_id", &self.node_id)?;
-        require_non_empty("proposed_change.type", &self.proposed_change.change_type)?;
-        require_non_empty("proposed_change.to", &self.proposed_change.to)?;
-        require_non_empty("confirmed_at", &self.confirmed_at)
-    }
-
     pub fn state(&self) -> ConfirmationState {
         if self.consumed {
             ConfirmationState::Consumed
@@ -150,5 +134,16 @@ impl Confirmation {
             cancelled: true,
             ..self.clone()
         }
+    }
+}
+
+impl Validate for Confirmation {
+    /// The identifying fields are not empty.
+    fn validate(&self) -> Result<(), InputError> {
+        require_non_empty("confirmation_id", &self.confirmation_id)?;
+        require_non_empty("node_id", &self.node_id)?;
+        require_non_empty("proposed_change.type", &self.proposed_change.change_type)?;
+        require_non_empty("proposed_change.to", &self.proposed_change.to)?;
+        require_non_empty("confirmed_at", &self.confirmed_at)
     }
 }

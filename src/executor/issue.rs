@@ -2,7 +2,7 @@
 
 use super::confirmation::{Confirmation, ConfirmedBy, ProposedChange};
 use super::signature::Signer;
-use crate::input::{InputError, parse_json_str, require_non_empty};
+use crate::input::{InputError, Validate, require_non_empty};
 use crate::timestamp::{EpochMillis, format_rfc3339};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
@@ -18,21 +18,6 @@ pub struct ConfirmationDraft {
     pub reason: String,
     /// The UI gesture that confirmed, e.g. `"approve_button"`.
     pub ui_action: String,
-}
-
-impl ConfirmationDraft {
-    pub fn from_json_str(text: &str) -> Result<Self, InputError> {
-        let draft: Self = parse_json_str(text)?;
-        draft.validate()?;
-        Ok(draft)
-    }
-
-    pub fn validate(&self) -> Result<(), InputError> {
-        require_non_empty("node_id", &self.node_id)?;
-        require_non_empty("proposed_change.type", &self.proposed_change.change_type)?;
-        require_non_empty("proposed_change.to", &self.proposed_change.to)?;
-        require_non_empty("ui_action", &self.ui_action)
-    }
 }
 
 /// A new random (version 4) UUID from the platform's secure random source.
@@ -71,4 +56,14 @@ pub fn issue_confirmation(
         invalidated_at: None,
     };
     Ok(signer.sign(unsigned))
+}
+
+impl Validate for ConfirmationDraft {
+    /// The identifying fields are not empty.
+    fn validate(&self) -> Result<(), InputError> {
+        require_non_empty("node_id", &self.node_id)?;
+        require_non_empty("proposed_change.type", &self.proposed_change.change_type)?;
+        require_non_empty("proposed_change.to", &self.proposed_change.to)?;
+        require_non_empty("ui_action", &self.ui_action)
+    }
 }

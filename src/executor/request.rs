@@ -1,7 +1,7 @@
 //! ExecutorRequest (seed 003 section 4.1) and the Apply request built from it (section 4.2).
 
 use super::confirmation::Confirmation;
-use crate::input::{InputError, parse_json_str, require_non_empty};
+use crate::input::{InputError, Validate, require_non_empty};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -29,12 +29,6 @@ pub struct ExecutorRequest {
 }
 
 impl ExecutorRequest {
-    pub fn from_json_str(text: &str) -> Result<Self, InputError> {
-        let request: Self = parse_json_str(text)?;
-        request.validate()?;
-        Ok(request)
-    }
-
     /// The request that applies exactly what `confirmation` approved.
     pub fn for_confirmation(confirmation: &Confirmation) -> Self {
         Self {
@@ -46,15 +40,6 @@ impl ExecutorRequest {
                 reason: confirmation.reason.clone(),
             },
         }
-    }
-
-    pub fn validate(&self) -> Result<(), InputError> {
-        require_non_empty("confirmation_id", &self.confirmation_id)?;
-        require_non_empty("apply_request.node_id", &self.apply_request.node_id)?;
-        require_non_empty(
-            "apply_request.confirm_status",
-            &self.apply_request.confirm_status,
-        )
     }
 }
 
@@ -109,5 +94,17 @@ pub fn direct_apply_request(confirmation: &Confirmation) -> ApplyRequest {
         reason: confirmation.reason.clone(),
         source: Source::HumanUi,
         confirmation: confirmation.clone(),
+    }
+}
+
+impl Validate for ExecutorRequest {
+    /// The identifying fields are not empty.
+    fn validate(&self) -> Result<(), InputError> {
+        require_non_empty("confirmation_id", &self.confirmation_id)?;
+        require_non_empty("apply_request.node_id", &self.apply_request.node_id)?;
+        require_non_empty(
+            "apply_request.confirm_status",
+            &self.apply_request.confirm_status,
+        )
     }
 }

@@ -13,7 +13,7 @@ use super::consumption::{ApplyResponseKind, LifecycleTransition, classify_apply_
 use super::request::{ApplyRequest, ExecutorRequest, Source, executor_apply_request};
 use super::result::{AppliedBlock, ExecutorResult, ReconfirmBlock, RejectionBlock};
 use super::signature::KeyRing;
-use crate::input::to_json_string;
+use crate::input::{parse_valid_json_str, to_json_string};
 use crate::ports::{AuditSink, Clock, PortError, Skill, Store};
 use crate::timestamp::EpochMillis;
 
@@ -193,7 +193,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
                 ));
             }
         };
-        let confirmation = Confirmation::from_json_str(&text)
+        let confirmation = parse_valid_json_str::<Confirmation>(&text)
             .map_err(|error| format!("The stored confirmation is malformed: {error}"))?;
         Ok(Some(Loaded { confirmation, text }))
     }

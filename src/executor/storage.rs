@@ -2,7 +2,7 @@
 //! Both use compare-and-swap, so neither can overwrite a record an Executor is using.
 
 use super::confirmation::{Confirmation, ConfirmationState, store_key};
-use crate::input::to_json_string;
+use crate::input::{parse_valid_json_str, to_json_string};
 use crate::ports::Store;
 use std::fmt;
 
@@ -80,7 +80,7 @@ pub async fn cancel_confirmation(
         Ok(None) => return Err(StorageError::NotFound),
         Err(error) => return Err(StorageError::Port(error.message)),
     };
-    let confirmation = Confirmation::from_json_str(&text)
+    let confirmation = parse_valid_json_str::<Confirmation>(&text)
         .map_err(|error| StorageError::Malformed(error.to_string()))?;
     if confirmation.state() != ConfirmationState::Approved {
         return Err(StorageError::NotCancellable(confirmation.state()));

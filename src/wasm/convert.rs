@@ -1,7 +1,7 @@
 //! Crossing the boundary: JS values in as typed Rust values (through JSON text, so errors carry the path
 //! of the bad field), typed Rust values out as plain JS objects.
 
-use crate::input::{InputError, parse_json_str};
+use crate::input::{InputError, Validate, parse_json_str};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsValue;
@@ -28,6 +28,16 @@ pub fn to_json_text(path: &str, value: &JsValue) -> Result<String, InputError> {
 pub fn from_js<T: DeserializeOwned>(path: &str, value: &JsValue) -> Result<T, InputError> {
     let text = to_json_text(path, value)?;
     parse_json_str(&text).map_err(|error| error.within(path))
+}
+
+/// Reads a JS value as `T` and validates it; every error path is prefixed with `path`.
+pub fn from_js_valid<T: DeserializeOwned + Validate>(
+    path: &str,
+    value: &JsValue,
+) -> Result<T, InputError> {
+    let parsed: T = from_js(path, value)?;
+    parsed.validate().map_err(|error| error.within(path))?;
+    Ok(parsed)
 }
 
 /// Converts a Rust value to a plain JS object (maps as objects, `None` as `null`).

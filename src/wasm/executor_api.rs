@@ -1,8 +1,8 @@
 //! The Executor / Confirmation API exported to JavaScript.
 
-use super::convert::{from_js, to_js};
+use super::convert::{from_js, from_js_valid, to_js};
 use super::errors::{coded_error, input_error};
-use super::ports::{JsAudit, JsClock, JsObjectPort, JsSkill, JsStore, optional_function};
+use super::ports::{JsAudit, JsClock, JsSkill, JsStore, optional_function};
 use crate::executor::check::check_confirmation_json_str;
 use crate::executor::issue::random_confirmation_id;
 use crate::executor::storage::{StorageError, cancel_confirmation, save_confirmation};
@@ -10,10 +10,11 @@ use crate::executor::{
     Confirmation, ConfirmationDraft, Executor, ExecutorRequest, KeyRing, Signer, apply_directly,
     issue_confirmation,
 };
-use crate::input::InputError;
+use crate::input::{InputError, Validate};
 use crate::ports::Clock;
 use crate::timestamp::millis_from_host;
 use js_sys::{Promise, Reflect};
+use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -40,10 +41,7 @@ pub fn issue(
     #[wasm_bindgen(unchecked_param_type = "SignerKey")] signer: JsValue,
     now: Option<f64>,
 ) -> Result<JsValue, JsValue> {
-    let draft: ConfirmationDraft = from_js("draft", &draft).map_err(|error| input_error(&error))?;
-    draft
-        .validate()
-        .map_err(|error| input_error(&error.within("draft")))?;
+    let draft: ConfirmationDraft = read("draft", &draft)?;
     let signer = read_signer(&signer)?;
     let now = millis_from_host("now", now.unwrap_or_else(js_sys::Date::now))
         .map_err(|error| input_error(&error))?;
@@ -64,7 +62,7 @@ pub fn issue(
 pub fn request_for(
     #[wasm_bindgen(unchecked_param_type = "Confirmation")] confirmation: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let confirmation = read_confirmation(&confirmation)?;
+    let confirmation = read::<Confirmation>("confirmation", &confirmation)?;
     Ok(to_js(&ExecutorRequest::for_confirmation(&confirmation)))
 }
 
@@ -74,12 +72,8 @@ pub fn save(
     #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Confirmation")] confirmation: JsValue,
 ) -> Result<Promise, JsValue> {
-    let store = JsStore(JsObjectPort::new(
-        "store",
-        store,
-        &["get", "put", "compareAndSwap"],
-    )?);
-    let confirmation = read_confirmation(&confirmation)?;
+    let store = JsStore::from_js(store)?;
+    let confirmation = read::<Confirmation>("confirmation", &confirmation)?;
     Ok(future_to_promise(async move {
         save_confirmation(&store, &confirmation)
             .await
@@ -94,11 +88,7 @@ pub fn cancel(
     #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
     confirmation_id: String,
 ) -> Result<Promise, JsValue> {
-    let store = JsStore(JsObjectPort::new(
-        "store",
-        store,
-        &["get", "put", "compareAndSwap"],
-    )?);
+    let store = JsStore::from_js(store)?;
     Ok(future_to_promise(async move {
         cancel_confirmation(&store, &confirmation_id)
             .await
@@ -113,14 +103,10 @@ pub fn direct(
     #[wasm_bindgen(unchecked_param_type = "DirectApplyPorts")] ports: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Confirmation")] confirmation: JsValue,
 ) -> Result<Promise, JsValue> {
-    let skill = JsSkill(JsObjectPort::new(
-        "skill",
-        property(&ports, "skill"),
-        &["preview", "apply"],
-    )?);
+    let skill = JsSkill::from_js(property(&ports, "skill"))?;
     let clock = JsClock(optional_function(&ports, "now")?);
     let audit = JsAudit(optional_function(&ports, "audit")?);
-    let confirmation = read_confirmation(&confirmation)?;
+    let confirmation = read::<Confirmation>("confirmation", &confirmation)?;
     Ok(future_to_promise(async move {
         let (apply_request, result) = apply_directly(&skill, &clock, &audit, &confirmation).await;
         let answer = js_sys::Object::new();
@@ -149,16 +135,8 @@ impl JsExecutor {
                 "ports must be an object { store, skill, keys, now?, audit? }",
             ));
         }
-        let store = JsStore(JsObjectPort::new(
-            "store",
-            property(&ports, "store"),
-            &["get", "put", "compareAndSwap"],
-        )?);
-        let skill = JsSkill(JsObjectPort::new(
-            "skill",
-            property(&ports, "skill"),
-            &["preview", "apply"],
-        )?);
+        let store = JsStore::from_js(property(&ports, "store"))?;
+        let skill = JsSkill::from_js(property(&ports, "skill"))?;
         let clock = JsClock(optional_function(&ports, "now")?);
         clock
             .now()
@@ -177,7 +155,7 @@ impl JsExecutor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ExecutorRequest")] request: JsValue,
     ) -> Promise {
-        let parsed = read_request("request", &request);
+        let parsed = read::<ExecutorRequest>("request", &request);
         let executor = Rc::clone(&self.inner);
         future_to_promise(async move {
             let request = parsed?;
@@ -192,7 +170,7 @@ impl JsExecutor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ExecutorRequest[]")] requests: JsValue,
     ) -> Promise {
-        let parsed = read_requests(&requests);
+        let parsed = read::<Vec<ExecutorRequest>>("requests", &requests);
         let executor = Rc::clone(&self.inner);
         future_to_promise(async move {
             let requests = parsed?;
@@ -205,32 +183,9 @@ fn property(target: &JsValue, name: &str) -> JsValue {
     Reflect::get(target, &name.into()).unwrap_or(JsValue::UNDEFINED)
 }
 
-fn read_request(path: &str, value: &JsValue) -> Result<ExecutorRequest, JsValue> {
-    let request: ExecutorRequest = from_js(path, value).map_err(|error| input_error(&error))?;
-    request
-        .validate()
-        .map_err(|error| input_error(&error.within(path)))?;
-    Ok(request)
-}
-
-fn read_requests(value: &JsValue) -> Result<Vec<ExecutorRequest>, JsValue> {
-    let requests: Vec<ExecutorRequest> =
-        from_js("requests", value).map_err(|error| input_error(&error))?;
-    for (index, request) in requests.iter().enumerate() {
-        request
-            .validate()
-            .map_err(|error| input_error(&error.within(&format!("requests[{index}]"))))?;
-    }
-    Ok(requests)
-}
-
-fn read_confirmation(value: &JsValue) -> Result<Confirmation, JsValue> {
-    let confirmation: Confirmation =
-        from_js("confirmation", value).map_err(|error| input_error(&error))?;
-    confirmation
-        .validate()
-        .map_err(|error| input_error(&error.within("confirmation")))?;
-    Ok(confirmation)
+/// Reads and validates a caller's value; a contract violation becomes a coded JS error.
+fn read<T: DeserializeOwned + Validate>(path: &str, value: &JsValue) -> Result<T, JsValue> {
+    from_js_valid(path, value).map_err(|error| input_error(&error))
 }
 
 fn read_keys(value: &JsValue) -> Result<KeyRing, JsValue> {

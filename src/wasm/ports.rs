@@ -66,6 +66,12 @@ fn port_shape_error(label: &str, error: crate::input::InputError) -> PortError {
 
 pub struct JsStore(pub JsObjectPort);
 
+impl JsStore {
+    pub fn from_js(target: JsValue) -> Result<Self, JsValue> {
+        JsObjectPort::new("store", target, &["get", "put", "compareAndSwap"]).map(Self)
+    }
+}
+
 impl Store for JsStore {
     async fn get(&self, key: &str) -> Result<Option<String>, PortError> {
         let value = self.0.call("get", &[key.into()]).await?;
@@ -103,6 +109,12 @@ impl Store for JsStore {
 }
 
 pub struct JsSkill(pub JsObjectPort);
+
+impl JsSkill {
+    pub fn from_js(target: JsValue) -> Result<Self, JsValue> {
+        JsObjectPort::new("skill", target, &["preview", "apply"]).map(Self)
+    }
+}
 
 impl Skill for JsSkill {
     async fn preview(&self, node_id: &str) -> Result<PreviewResult, PortError> {
