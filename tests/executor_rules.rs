@@ -174,11 +174,7 @@ fn step5_edited_intent_or_reason_is_rejected_change_mismatch() {
 fn step6_changed_status_requires_reconfirmation_and_invalidates_the_confirmation() {
     let approval = confirmation("c-1", "node-1");
     let world = World::new(&[&approval]);
-    world
-        .skill
-        .statuses
-        .borrow_mut()
-        .insert("node-1".into(), "blocked".into());
+    world.set_status("node-1", "blocked");
     let result = execute(&world, &request_for(&approval));
     assert_eq!(result.outcome, Outcome::ReconfirmRequired);
     let reconfirm = result.reconfirm.unwrap();
@@ -193,11 +189,7 @@ fn step6_changed_status_requires_reconfirmation_and_invalidates_the_confirmation
     assert!(!stored.consumed);
     assert!(stored.invalidated_at.is_some());
     // never usable again, even once the status is back
-    world
-        .skill
-        .statuses
-        .borrow_mut()
-        .insert("node-1".into(), "in_progress".into());
+    world.set_status("node-1", "in_progress");
     assert_eq!(
         phase_of(&execute(&world, &request_for(&approval))),
         Phase::Invalidated
@@ -557,11 +549,7 @@ fn one_confirmation_one_apply_a_second_execute_is_already_consumed() {
         execute(&world, &request_for(&approval)).outcome,
         Outcome::Applied
     );
-    world
-        .skill
-        .statuses
-        .borrow_mut()
-        .insert("node-1".into(), "in_progress".into());
+    world.set_status("node-1", "in_progress");
     assert_eq!(
         phase_of(&execute(&world, &request_for(&approval))),
         Phase::AlreadyConsumed
@@ -688,11 +676,7 @@ fn crash_between_apply_and_commit_leaves_in_flight_and_never_applies_again() {
         world.store.confirmation("c-1").state(),
         ConfirmationState::InFlight
     );
-    world
-        .skill
-        .statuses
-        .borrow_mut()
-        .insert("node-1".into(), "in_progress".into());
+    world.set_status("node-1", "in_progress");
     let again = execute(&world, &request_for(&approval));
     assert_eq!(phase_of(&again), Phase::InFlight);
     assert!(again.rejection.unwrap().reason.contains("reconcile"));
@@ -746,11 +730,7 @@ fn malformed_stored_record_is_an_error_and_nothing_is_applied() {
 fn audit_records_tell_route_a_from_route_b() {
     let (a, b) = (confirmation("c-a", "n-a"), confirmation("c-b", "n-b"));
     let world = World::new(&[&b]);
-    world
-        .skill
-        .statuses
-        .borrow_mut()
-        .insert("n-a".into(), "in_progress".into());
+    world.set_status("n-a", "in_progress");
     let (direct_request, direct_result) =
         run(apply_directly(&world.skill, &world.clock, &world.audit, &a));
     assert_eq!(direct_request.source, Source::HumanUi);

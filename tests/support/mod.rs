@@ -271,6 +271,14 @@ impl World {
             audit: AuditLog::default(),
         }
     }
+    /// Sets a node's current status, as seen by Preview.
+    pub fn set_status(&self, node_id: &str, status: &str) {
+        self.skill
+            .statuses
+            .borrow_mut()
+            .insert(node_id.to_owned(), status.to_owned());
+    }
+
     pub fn executor(&self) -> TestExecutor {
         Executor::new(
             self.store.clone(),
