@@ -5,9 +5,12 @@
 //! time passed in by the host. Orchestration is written once against the port traits in [`ports`]; the
 //! `wasm` module (wasm32 only) adapts JavaScript objects to those traits and exports the JS API.
 
+pub mod closer;
 pub mod executor;
 pub mod input;
+pub mod llm;
 pub mod ports;
+pub mod prompts;
 pub mod timestamp;
 
 #[cfg(target_arch = "wasm32")]

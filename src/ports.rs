@@ -67,3 +67,26 @@ impl AuditSink for NoAudit {
         Ok(())
     }
 }
+
+/// Reads prompt files from the host (a file system, a KV store, a bundle). `None`: no such file.
+pub trait PromptLoader {
+    async fn load(&self, path: &str) -> Result<Option<String>, PortError>;
+}
+
+/// A loader with no files: only the embedded defaults are used.
+pub struct NoPromptFiles;
+
+impl PromptLoader for NoPromptFiles {
+    async fn load(&self, _path: &str) -> Result<Option<String>, PortError> {
+        Ok(None)
+    }
+}
+
+/// The LLM, as the seed's `QueryFn`: a prompt and the output schema in, structured output or an error out.
+pub trait Llm {
+    async fn query(
+        &self,
+        prompt: &str,
+        options: &crate::llm::QueryOptions,
+    ) -> Result<crate::llm::QueryReply, PortError>;
+}

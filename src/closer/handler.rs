@@ -1,0 +1,111 @@
+//! The Closer as a runner's CompletionHandler (seed 001), with the outer loop's iteration guard.
+
+use super::run::{C3l, Closer, CloserInput, CloserResult};
+use crate::ports::{Llm, PromptLoader};
+use serde_json::Value;
+
+/// Default number of completion checks before the handler stops asking.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
+
+pub struct CloserCompletionHandler<L> {
+    closer: Closer<L>,
+    step_id: String,
+    c3l: C3l,
+    max_iterations: u32,
+    iterations: u32,
+    last_result: Option<CloserResult>,
+}
+
+impl<L: PromptLoader> CloserCompletionHandler<L> {
+    pub fn new(closer: Closer<L>, step_id: String, c3l: C3l, max_iterations: u32) -> Self {
+        Self {
+            closer,
+            step_id,
+            c3l,
+            max_iterations,
+            iterations: 0,
+            last_result: None,
+        }
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.last_result
+            .as_ref()
+            .is_some_and(|result| result.complete)
+    }
+
+    /// True once `max_iterations` checks ran without completion: the outer loop must stop.
+    pub fn is_exhausted(&self) -> bool {
+        !self.is_complete() && self.iterations >= self.max_iterations
+    }
+
+    pub fn iterations(&self) -> u32 {
+        self.iterations
+    }
+
+    pub fn last_result(&self) -> Option<&CloserResult> {
+        self.last_result.as_ref()
+    }
+
+    /// Checks the iteration's structured output, carrying the last result into the retry prompt. Past the
+    /// iteration limit nothing is asked and the result says so.
+    pub async fn check_completion(
+        &mut self,
+        structured_output: Option<Value>,
+        llm: &impl Llm,
+    ) -> &CloserResult {
+        if self.is_exhausted() {
+            let mut stopped = self.last_result.clone().unwrap_or_else(empty_result);
+            let message = format!(
+                "the iteration limit ({}) is reached; no further check is made",
+                self.max_iterations
+            );
+            stopped.complete = false;
+            stopped.error = Some(message.clone());
+            stopped.reasons.push(message);
+            return self.last_result.insert(stopped);
+        }
+        let input = CloserInput {
+            structured_output: structured_output
+                .unwrap_or_else(|| Value::Object(Default::default())),
+            step_id: self.step_id.clone(),
+            c3l: self.c3l.clone(),
+            context: None,
+            previous: self
+                .last_result
+                .clone()
+                .filter(|previous| !previous.complete)
+                .map(Box::new),
+            required_items: Vec::new(),
+            evidence: Vec::new(),
+        };
+        self.iterations += 1;
+        let result = self.closer.check(&input, llm).await;
+        self.last_result.insert(result)
+    }
+
+    /// "Not checked" before the first check, then the model's summary (or the error).
+    pub fn completion_description(&self) -> String {
+        match &self.last_result {
+            None => "Not checked".to_owned(),
+            Some(result) => match &result.error {
+                Some(error) if result.output.summary.is_empty() => error.clone(),
+                _ => result.output.summary.clone(),
+            },
+        }
+    }
+}
+
+fn empty_result() -> CloserResult {
+    CloserResult {
+        complete: false,
+        output: Default::default(),
+        prompt_used: None,
+        error: None,
+        reasons: Vec::new(),
+        prompt_path: None,
+        prompt_status: None,
+        next_iteration_input: None,
+        queries: 0,
+    }
+}

@@ -1,0 +1,297 @@
+//! `Closer::check`: resolve the C3L prompt, ask the model for a checklist (re-asking once on an unusable
+//! answer), decide. Every failure is a result with `complete: false` and the error, never a throw.
+
+use super::decision::{DecisionOptions, ObjectiveEvidence, decide_completion};
+use super::output::{CloserStructuredOutput, closer_output_schema};
+use super::summary::format_iteration_summary;
+use crate::input::{InputError, Validate, require_non_empty};
+use crate::llm::{QueryOptions, QueryReply, StructuredError, parse_structured};
+use crate::ports::{Llm, PromptLoader};
+use crate::prompts::{PromptRequest, ResolutionStatus, render_prompt, resolve_prompt};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use tsify::Tsify;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(deny_unknown_fields)]
+pub struct C3l {
+    pub c2: String,
+    pub c3: String,
+}
+
+/// What the Closer checks (seed 001 CloserInput), plus the host's own facts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CloserInput {
+    /// The agent's structured output for the step.
+    #[tsify(type = "Record<string, unknown>")]
+    pub structured_output: Value,
+    pub step_id: String,
+    pub c3l: C3l,
+    #[serde(default)]
+    #[tsify(optional, type = "Record<string, unknown>")]
+    pub context: Option<Map<String, Value>>,
+    /// The previous iteration's result: when given, the `retry` prompt is used and told what was left.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub previous: Option<Box<CloserResult>>,
+    /// Checklist item ids that must be present and completed.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub required_items: Vec<String>,
+    /// Facts the host checked itself; a failed required one forces "not complete".
+    #[serde(default)]
+    #[tsify(optional)]
+    pub evidence: Vec<ObjectiveEvidence>,
+}
+
+impl Validate for CloserInput {
+    fn validate(&self) -> Result<(), InputError> {
+        require_non_empty("stepId", &self.step_id)?;
+        require_non_empty("c3l.c2", &self.c3l.c2)?;
+        require_non_empty("c3l.c3", &self.c3l.c3)?;
+        if !self.structured_output.is_object() {
+            return Err(InputError::invalid("structuredOutput", "must be an object"));
+        }
+        Ok(())
+    }
+}
+
+/// The Closer's answer (seed 001 CloserResult), with the reasons and what the next iteration is told.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
+#[serde(rename_all = "camelCase")]
+pub struct CloserResult {
+    pub complete: bool,
+    pub output: CloserStructuredOutput,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub prompt_used: Option<String>,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub error: Option<String>,
+    /// Why it is not complete (empty when complete).
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    /// Where the prompt came from, and whether it was the first choice.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub prompt_path: Option<String>,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub prompt_status: Option<ResolutionStatus>,
+    /// For the next iteration when not complete: unfinished items and pending actions (formatIterationSummary).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub next_iteration_input: Option<String>,
+    /// How many times the model was asked (1 + re-asks).
+    #[serde(default)]
+    pub queries: u32,
+}
+
+/// How the Closer is set up (seed 001 CloserOptions, minus the logger).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CloserOptions {
+    pub working_dir: String,
+    pub agent_id: String,
+    #[serde(default = "default_threshold")]
+    #[tsify(optional)]
+    pub confidence_threshold: f64,
+    /// How many times an unusable answer is asked again before failing closed (default 1).
+    #[serde(default = "default_reasks")]
+    #[tsify(optional)]
+    pub max_reasks: u32,
+}
+
+fn default_threshold() -> f64 {
+    super::decision::DEFAULT_CONFIDENCE_THRESHOLD
+}
+
+fn default_reasks() -> u32 {
+    1
+}
+
+impl Validate for CloserOptions {
+    fn validate(&self) -> Result<(), InputError> {
+        require_non_empty("agentId", &self.agent_id)?;
+        if !(0.0..=1.0).contains(&self.confidence_threshold) {
+            return Err(InputError::invalid(
+                "confidenceThreshold",
+                "must be a number in [0, 1]",
+            ));
+        }
+        if self.max_reasks > 5 {
+            return Err(InputError::invalid("maxReasks", "must be at most 5"));
+        }
+        Ok(())
+    }
+}
+
+/// The completion judgment sub-loop.
+pub struct Closer<L> {
+    options: CloserOptions,
+    loader: L,
+}
+
+impl<L: PromptLoader> Closer<L> {
+    pub fn new(options: CloserOptions, loader: L) -> Self {
+        Self { options, loader }
+    }
+
+    pub fn options(&self) -> &CloserOptions {
+        &self.options
+    }
+
+    /// One completion check. Never fails: an error is a result with `complete: false`.
+    pub async fn check(&self, input: &CloserInput, llm: &impl Llm) -> CloserResult {
+        let adaptation = input.previous.as_ref().map(|_| "retry");
+        let request = PromptRequest {
+            working_dir: &self.options.working_dir,
+            agent_id: &self.options.agent_id,
+            c2: &input.c3l.c2,
+            c3: &input.c3l.c3,
+            edition: "default",
+            adaptation,
+        };
+        let resolved = match resolve_prompt(&self.loader, &request).await {
+            Ok(resolved) => resolved,
+            Err(error) => return failed(format!("prompt: {error}")),
+        };
+        let prompt = match render_prompt(&resolved.text, &prompt_variables(input)) {
+            Ok(prompt) => prompt,
+            Err(error) => return failed(format!("prompt {}: {error}", resolved.path)),
+        };
+        let (answer, queries) = self.ask(&prompt, llm).await;
+        let mut result = match answer {
+            Ok(output) => decided(output, input, self.options.confidence_threshold),
+            Err(error) => failed(
+                format!("the model's answer could not be used: {error}"),
+                None,
+                0,
+            ),
+        };
+        result.prompt_used = Some(prompt);
+        result.prompt_path = Some(resolved.path);
+        result.prompt_status = Some(resolved.status);
+        result.queries = queries;
+        result
+    }
+
+    /// Asks, and asks again with the concrete error while the answer is unusable (bounded), then fails closed.
+    async fn ask(
+        &self,
+        prompt: &str,
+        llm: &impl Llm,
+    ) -> (Result<CloserStructuredOutput, StructuredError>, u32) {
+        let schema = closer_output_schema();
+        let options = QueryOptions {
+            output_schema: schema.schema,
+            schema_name: schema.name,
+        };
+        let mut current = prompt.to_owned();
+        let mut queries = 0;
+        loop {
+            queries += 1;
+            let outcome = match llm.query(&current, &options).await {
+                Ok(reply) => read_reply(reply),
+                Err(error) => Err(StructuredError::query(error.message)),
+            };
+            match outcome {
+                Ok(output) => return (Ok(output), queries),
+                Err(error) if queries > self.options.max_reasks => return (Err(error), queries),
+                Err(error) => current = reask_prompt(prompt, &error),
+            }
+        }
+    }
+}
+
+/// The seed's QueryFn answer: structured output if given, else the model text, extracted and parsed.
+pub fn read_reply(reply: QueryReply) -> Result<CloserStructuredOutput, StructuredError> {
+    if let Some(error) = reply.error {
+        return Err(StructuredError::query(error));
+    }
+    match (reply.structured_output, reply.text) {
+        (Some(value), _) => {
+            let raw = value.to_string();
+            crate::input::parse_json_value(value)
+                .map_err(|error| StructuredError::schema(error.path, error.message, &raw))
+        }
+        (None, Some(text)) => parse_structured(&text),
+        (None, None) => Err(StructuredError::query(
+            "the query returned neither structuredOutput nor an error",
+        )),
+    }
+}
+
+/// The prompt for a re-ask: the original, then what was wrong with the last answer.
+pub fn reask_prompt(prompt: &str, error: &StructuredError) -> String {
+    let truncated = if error.truncated {
+        " It was cut off: keep it shorter."
+    } else {
+        ""
+    };
+    format!(
+        "{prompt}\n\n### Your previous answer could not be used\n\n{error}.{truncated}\nAnswer again with one JSON object only, \
+         following the schema exactly."
+    )
+}
+
+fn prompt_variables(input: &CloserInput) -> BTreeMap<String, Value> {
+    let mut variables: BTreeMap<String, Value> = input
+        .context
+        .iter()
+        .flatten()
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    let rendered_input = serde_json::to_string_pretty(&input.structured_output).unwrap_or_default();
+    variables.insert("input".to_owned(), Value::String(rendered_input));
+    variables.insert("step_id".to_owned(), Value::String(input.step_id.clone()));
+    if let Some(previous) = &input.previous {
+        let summary = previous
+            .next_iteration_input
+            .clone()
+            .unwrap_or_else(|| format_iteration_summary(&previous.output, &previous.reasons));
+        variables.insert("previous_summary".to_owned(), Value::String(summary));
+    }
+    variables
+}
+
+fn decided(output: CloserStructuredOutput, input: &CloserInput, threshold: f64) -> CloserResult {
+    let options = DecisionOptions {
+        confidence_threshold: threshold,
+        required_items: input.required_items.clone(),
+        evidence: input.evidence.clone(),
+    };
+    let decision = decide_completion(&output, &options);
+    let next_iteration_input =
+        (!decision.complete).then(|| format_iteration_summary(&output, &decision.reasons));
+    CloserResult {
+        complete: decision.complete,
+        output,
+        prompt_used: None,
+        error: None,
+        reasons: decision.reasons,
+        prompt_path: None,
+        prompt_status: None,
+        next_iteration_input,
+        queries: 0,
+    }
+}
+
+fn failed(error: String) -> CloserResult {
+    CloserResult {
+        complete: false,
+        output: CloserStructuredOutput::default(),
+        prompt_used: None,
+        reasons: vec![error.clone()],
+        error: Some(error),
+        prompt_path: None,
+        prompt_status: None,
+        next_iteration_input: None,
+        queries: 0,
+    }
+}

@@ -1,0 +1,32 @@
+//! The query port's wire shapes: the seed's `QueryFn (prompt, { outputSchema }) => { structuredOutput?, error? }`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsify::Tsify;
+
+/// What a query is asked with, besides the prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryOptions {
+    /// The strict JSON Schema the answer must follow.
+    #[tsify(type = "Record<string, unknown>")]
+    pub output_schema: Value,
+    /// The schema's name (for OpenAI `json_schema.name`).
+    pub schema_name: String,
+}
+
+/// A query's answer: the structured output, or why there is none. `text` carries raw model text when the
+/// host has no structured output of its own (it is then extracted and parsed here).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryReply {
+    #[serde(default)]
+    #[tsify(optional, type = "Record<string, unknown>")]
+    pub structured_output: Option<Value>,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub text: Option<String>,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub error: Option<String>,
+}

@@ -1,0 +1,33 @@
+//! The default prompts under prompts/, compiled in so a host needs no files at all.
+
+const EMBEDDED: [(&str, &str); 4] = [
+    (
+        "steps/complete/issue/f_default.md",
+        include_str!("../../prompts/steps/complete/issue/f_default.md"),
+    ),
+    (
+        "steps/complete/issue/f_default_retry.md",
+        include_str!("../../prompts/steps/complete/issue/f_default_retry.md"),
+    ),
+    (
+        "steps/complete/task/f_default.md",
+        include_str!("../../prompts/steps/complete/task/f_default.md"),
+    ),
+    (
+        "steps/complete/pr/f_default.md",
+        include_str!("../../prompts/steps/complete/pr/f_default.md"),
+    ),
+];
+
+/// The embedded file at `path` (relative to prompts/), if there is one.
+pub fn embedded_prompt(path: &str) -> Option<&'static str> {
+    EMBEDDED
+        .iter()
+        .find(|(name, _)| *name == path)
+        .map(|(_, text)| *text)
+}
+
+/// Every embedded path.
+pub fn embedded_paths() -> impl Iterator<Item = &'static str> {
+    EMBEDDED.iter().map(|(name, _)| *name)
+}
