@@ -168,11 +168,7 @@ impl<L: PromptLoader> Closer<L> {
         let (answer, queries) = self.ask(&prompt, llm).await;
         let mut result = match answer {
             Ok(output) => decided(output, input, self.options.confidence_threshold),
-            Err(error) => failed(
-                format!("the model's answer could not be used: {error}"),
-                None,
-                0,
-            ),
+            Err(error) => failed(format!("the model's answer could not be used: {error}")),
         };
         result.prompt_used = Some(prompt);
         result.prompt_path = Some(resolved.path);
