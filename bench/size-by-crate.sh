@@ -7,7 +7,7 @@ command -v twiggy >/dev/null || cargo install twiggy
 cargo rustc --quiet --release --target wasm32-unknown-unknown --lib --crate-type cdylib
 twiggy top -n 100000 target/wasm32-unknown-unknown/release/agent_governor.wasm | python3 -c '
 import re, sys, collections
-crates = ["serde_path_to_error", "serde_wasm_bindgen", "serde_json", "serde_core", "serde", "time", "sha2", "hmac", "hex", "uuid",
+crates = ["upon", "minijinja", "schemars", "gloo_net", "gloo_utils", "web_sys", "indexmap", "serde_path_to_error", "serde_wasm_bindgen", "serde_json", "serde_core", "serde", "time", "sha2", "hmac", "hex", "uuid",
           "getrandom", "wasm_bindgen_futures", "wasm_bindgen", "js_sys", "dlmalloc", "agent_governor", "alloc", "core", "std"]
 totals = collections.Counter()
 for line in sys.stdin:

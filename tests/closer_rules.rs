@@ -292,19 +292,16 @@ fn completion_handler_reports_not_checked_then_the_summary_and_stops_at_the_iter
         c2: "complete".into(),
         c3: "issue".into(),
     };
-    let mut handler = CloserCompletionHandler::new(
-        Closer::new(options(), NoPromptFiles),
-        "complete.issue".into(),
-        c3l,
-        2,
-    );
+    let closer = Closer::new(options(), NoPromptFiles);
+    let mut handler = CloserCompletionHandler::new("complete.issue".into(), c3l, 2);
     assert_eq!(handler.completion_description(), "Not checked");
     assert!(!handler.is_complete());
-    run(handler.check_completion(Some(json!({ "done": false })), &model));
+    run(handler.check_completion(&closer, Some(json!({ "done": false })), &model));
     assert_eq!(handler.completion_description(), "work remains");
-    run(handler.check_completion(Some(json!({ "done": false })), &model));
+    run(handler.check_completion(&closer, Some(json!({ "done": false })), &model));
     assert!(handler.is_exhausted());
-    let stopped = run(handler.check_completion(Some(json!({ "done": false })), &model)).clone();
+    let stopped =
+        run(handler.check_completion(&closer, Some(json!({ "done": false })), &model)).clone();
     assert!(stopped.error.unwrap().contains("iteration limit (2)"));
     assert_eq!(model.prompts.borrow().len(), 2, "no query past the limit");
     assert_eq!(handler.iterations(), 2);

@@ -7,8 +7,9 @@ use serde_json::Value;
 /// Default number of completion checks before the handler stops asking.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
 
-pub struct CloserCompletionHandler<L> {
-    closer: Closer<L>,
+/// The handler's state between checks; the Closer it asks is passed to each check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CloserCompletionHandler {
     step_id: String,
     c3l: C3l,
     max_iterations: u32,
@@ -16,10 +17,16 @@ pub struct CloserCompletionHandler<L> {
     last_result: Option<CloserResult>,
 }
 
-impl<L: PromptLoader> CloserCompletionHandler<L> {
-    pub fn new(closer: Closer<L>, step_id: String, c3l: C3l, max_iterations: u32) -> Self {
+/// What the next check is: a query to make, or the stop at the iteration limit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NextCheck {
+    Ask(Box<CloserInput>),
+    Exhausted(Box<CloserResult>),
+}
+
+impl CloserCompletionHandler {
+    pub fn new(step_id: String, c3l: C3l, max_iterations: u32) -> Self {
         Self {
-            closer,
             step_id,
             c3l,
             max_iterations,
@@ -49,11 +56,21 @@ impl<L: PromptLoader> CloserCompletionHandler<L> {
 
     /// Checks the iteration's structured output, carrying the last result into the retry prompt. Past the
     /// iteration limit nothing is asked and the result says so.
-    pub async fn check_completion(
+    pub async fn check_completion<L: PromptLoader>(
         &mut self,
+        closer: &Closer<L>,
         structured_output: Option<Value>,
         llm: &impl Llm,
     ) -> &CloserResult {
+        let result = match self.next_check(structured_output) {
+            NextCheck::Ask(input) => closer.check(&input, llm).await,
+            NextCheck::Exhausted(result) => *result,
+        };
+        self.record(result)
+    }
+
+    /// The first half of a check, for hosts that cannot hold the handler across the query.
+    pub fn next_check(&mut self, structured_output: Option<Value>) -> NextCheck {
         if self.is_exhausted() {
             let mut stopped = self.last_result.clone().unwrap_or_else(empty_result);
             let message = format!(
@@ -63,9 +80,10 @@ impl<L: PromptLoader> CloserCompletionHandler<L> {
             stopped.complete = false;
             stopped.error = Some(message.clone());
             stopped.reasons.push(message);
-            return self.last_result.insert(stopped);
+            return NextCheck::Exhausted(Box::new(stopped));
         }
-        let input = CloserInput {
+        self.iterations += 1;
+        NextCheck::Ask(Box::new(CloserInput {
             structured_output: structured_output
                 .unwrap_or_else(|| Value::Object(Default::default())),
             step_id: self.step_id.clone(),
@@ -78,9 +96,11 @@ impl<L: PromptLoader> CloserCompletionHandler<L> {
                 .map(Box::new),
             required_items: Vec::new(),
             evidence: Vec::new(),
-        };
-        self.iterations += 1;
-        let result = self.closer.check(&input, llm).await;
+        }))
+    }
+
+    /// The second half: keeps the result as the last one.
+    pub fn record(&mut self, result: CloserResult) -> &CloserResult {
         self.last_result.insert(result)
     }
 

@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
 /// Most checklist items a model may return (small models repeat items without a cap).
-pub const MAX_CHECKLIST_ITEMS: usize = 12;
+pub const MAX_CHECKLIST_ITEMS: usize = 8;
 /// Most pending actions a model may return.
-pub const MAX_PENDING_ACTIONS: usize = 8;
+pub const MAX_PENDING_ACTIONS: usize = 5;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Tsify)]
 #[tsify(missing_as_null)]
@@ -30,7 +30,7 @@ pub struct ChecklistItem {
 #[serde(rename_all = "camelCase")]
 pub struct CloserStructuredOutput {
     /// The tasks completion requires.
-    #[schemars(length(max = 12))]
+    #[schemars(length(max = 8))]
     pub checklist: Vec<ChecklistItem>,
     /// Whether every task is complete.
     pub all_complete: bool,
@@ -38,7 +38,7 @@ pub struct CloserStructuredOutput {
     pub summary: String,
     /// Work left when not complete.
     #[serde(default)]
-    #[schemars(length(max = 8))]
+    #[schemars(length(max = 5))]
     pub pending_actions: Option<Vec<String>>,
     /// Confidence, 0 to 1.
     pub confidence: f64,

@@ -2,6 +2,7 @@
 //! that parses the answer, extraction of JSON from model text, typed parse errors, and the re-ask prompt.
 
 pub mod extract;
+pub mod openai;
 pub mod parse;
 pub mod query;
 pub mod schema;

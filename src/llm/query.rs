@@ -29,4 +29,8 @@ pub struct QueryReply {
     #[serde(default)]
     #[tsify(optional)]
     pub error: Option<String>,
+    /// Set by the built-in client: what kind of failure `error` is.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub error_kind: Option<super::openai::ClientErrorKind>,
 }

@@ -1,9 +1,8 @@
-//! Rendering a prompt body with minijinja: `{{input}}` and the declared params. Undefined variables are
-//! errors, never blank text.
+//! Rendering a prompt body with the upon template engine (`{{ input }}`, `{{ step_id }}`, conditionals and
+//! loops). An undefined variable is an error, never blank text; nothing is HTML-escaped.
 
 use super::PromptError;
 use super::front_matter::split_front_matter;
-use minijinja::{Environment, UndefinedBehavior, Value};
 use std::collections::BTreeMap;
 
 /// Renders a prompt file (front matter and body) with `variables`; every declared param must be given.
@@ -19,10 +18,12 @@ pub fn render_prompt(
     {
         return Err(PromptError::MissingParam(missing.clone()));
     }
-    let mut environment = Environment::new();
-    environment.set_undefined_behavior(UndefinedBehavior::Strict);
-    environment.set_keep_trailing_newline(true);
-    environment
-        .render_str(body, Value::from_serialize(variables))
+    let engine = upon::Engine::new();
+    let template = engine
+        .compile(body)
+        .map_err(|error| PromptError::Render(error.to_string()))?;
+    template
+        .render(&engine, variables)
+        .to_string()
         .map_err(|error| PromptError::Render(error.to_string()))
 }

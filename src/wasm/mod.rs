@@ -2,9 +2,11 @@
 //! host ports, and the mapping of errors to JS `Error`s with a stable `code` and `path`. It holds no
 //! domain logic.
 
+pub mod closer_api;
 pub mod convert;
 pub mod errors;
 pub mod executor_api;
+pub mod llm_client;
 pub mod memory_store;
 pub mod port_types;
 pub mod ports;

@@ -176,3 +176,70 @@ pub fn optional_function(target: &JsValue, name: &str) -> Result<Option<Function
         .map(Some)
         .map_err(|_| coded_error("invalid_port", name, &format!("{name} must be a function")))
 }
+
+/// The seed's QueryFn: `(prompt, { outputSchema, schemaName }) => { structuredOutput?, text?, error? }`.
+pub struct JsQueryFn(pub Function);
+
+impl JsQueryFn {
+    pub fn from_js(path: &str, value: JsValue) -> Result<Self, JsValue> {
+        value.dyn_into::<Function>().map(Self).map_err(|_| {
+            coded_error(
+                "invalid_port",
+                path,
+                &format!("{path} must be a function (prompt, options) => reply"),
+            )
+        })
+    }
+}
+
+impl crate::ports::Llm for JsQueryFn {
+    async fn query(
+        &self,
+        prompt: &str,
+        options: &crate::llm::QueryOptions,
+    ) -> Result<crate::llm::QueryReply, PortError> {
+        let returned = self
+            .0
+            .call2(&JsValue::NULL, &prompt.into(), &to_js(options))
+            .map_err(|thrown| {
+                PortError::new(format!("query threw: {}", thrown_message(&thrown)))
+            })?;
+        let reply = JsFuture::from(Promise::resolve(&returned))
+            .await
+            .map_err(|rejected| {
+                PortError::new(format!("query rejected: {}", thrown_message(&rejected)))
+            })?;
+        from_js("", &reply).map_err(|error| port_shape_error("query", error))
+    }
+}
+
+/// Optional `loadPrompt(path) => string | null`; without one only the embedded prompts exist.
+pub struct JsPromptLoader(pub Option<Function>);
+
+impl crate::ports::PromptLoader for JsPromptLoader {
+    async fn load(&self, path: &str) -> Result<Option<String>, PortError> {
+        let Some(function) = &self.0 else {
+            return Ok(None);
+        };
+        let returned = function
+            .call1(&JsValue::NULL, &path.into())
+            .map_err(|thrown| {
+                PortError::new(format!("loadPrompt threw: {}", thrown_message(&thrown)))
+            })?;
+        let value = JsFuture::from(Promise::resolve(&returned))
+            .await
+            .map_err(|rejected| {
+                PortError::new(format!(
+                    "loadPrompt rejected: {}",
+                    thrown_message(&rejected)
+                ))
+            })?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        value
+            .as_string()
+            .map(Some)
+            .ok_or_else(|| PortError::new("loadPrompt must resolve to a string or null"))
+    }
+}

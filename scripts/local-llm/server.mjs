@@ -1,0 +1,139 @@
+// The embedded default model: SmolLM2-135M-Instruct run by node-llama-cpp (CPU, one thread) behind a small
+// OpenAI-compatible server on 127.0.0.1, so a browser, Node or workerd reach it with fetch like any provider.
+//
+//   POST /v1/chat/completions   messages, max_tokens, temperature, response_format (json_schema | json_object)
+//   GET  /v1/models
+//
+// Usage: node scripts/local-llm/server.mjs [--port N] [--model PATH]   (prints "listening on URL" when ready)
+import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
+import { getLlama, LlamaChatSession } from "node-llama-cpp";
+
+const MODEL_NAME = "smollm2-135m-instruct";
+const defaultModelPath = fileURLToPath(new URL("../../.cache/model/SmolLM2-135M-Instruct.Q4_1.gguf", import.meta.url));
+const MAX_BODY_BYTES = 1 << 20;
+
+function argument(name, fallback) {
+  const index = process.argv.indexOf(name);
+  return index > 0 ? process.argv[index + 1] : fallback;
+}
+
+const corsHeaders = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-headers": "content-type, authorization",
+};
+
+function send(response, status, body) {
+  response.writeHead(status, { "content-type": "application/json", ...corsHeaders });
+  response.end(JSON.stringify(body));
+}
+
+function openAIError(response, status, message, type = "invalid_request_error") {
+  send(response, status, { error: { message, type } });
+}
+
+async function readBody(request) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw Object.assign(new Error("request body too large"), { status: 413 });
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    throw Object.assign(new Error("request body is not JSON"), { status: 400 });
+  }
+}
+
+export async function startModelServer({ port = 0, modelPath = defaultModelPath } = {}) {
+  const llama = await getLlama({ gpu: false, build: "never", logLevel: "error" });
+  const model = await llama.loadModel({ modelPath });
+  const context = await model.createContext({ contextSize: 4096, threads: 1 });
+  const grammars = new Map();
+  let queue = Promise.resolve();
+
+  async function grammarFor(responseFormat) {
+    if (!responseFormat || responseFormat.type === "text") return undefined;
+    if (responseFormat.type === "json_object") return llama.getGrammarFor("json");
+    if (responseFormat.type === "json_schema") {
+      const schema = responseFormat.json_schema?.schema;
+      if (!schema || typeof schema !== "object") throw Object.assign(new Error("json_schema.schema is required"), { status: 400 });
+      const key = JSON.stringify(schema);
+      if (!grammars.has(key)) grammars.set(key, await llama.createGrammarForJsonSchema(schema));
+      return grammars.get(key);
+    }
+    throw Object.assign(new Error(`unsupported response_format type ${responseFormat.type}`), { status: 400 });
+  }
+
+  async function complete(body) {
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    const last = messages.at(-1);
+    if (!last || typeof last.content !== "string") throw Object.assign(new Error("messages must end with a text message"), { status: 400 });
+    const system = messages.filter((m) => m.role === "system").map((m) => m.content).join("\n") || undefined;
+    const grammar = await grammarFor(body.response_format);
+    const sequence = context.getSequence();
+    try {
+      const session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: system });
+      const maxTokens = Math.min(Number(body.max_tokens ?? body.max_completion_tokens ?? 512), 4096);
+      const { responseText, stopReason } = await session.promptWithMeta(last.content, {
+        grammar,
+        maxTokens,
+        temperature: Number(body.temperature ?? 0),
+      });
+      const finishReason = stopReason === "maxTokens" ? "length" : "stop";
+      return { content: responseText, finishReason, completionTokens: model.tokenize(responseText).length };
+    } finally {
+      sequence.dispose();
+    }
+  }
+
+  const server = createServer(async (request, response) => {
+    try {
+      if (request.method === "OPTIONS") {
+        response.writeHead(204, corsHeaders);
+        return response.end();
+      }
+      const path = new URL(request.url, "http://localhost").pathname.replace(/\/+$/, "");
+      if (request.method === "GET" && path === "/v1/models") {
+        return send(response, 200, { object: "list", data: [{ id: MODEL_NAME, object: "model", owned_by: "local" }] });
+      }
+      if (request.method !== "POST" || path !== "/v1/chat/completions") {
+        return openAIError(response, 404, `no route ${request.method} ${path}`);
+      }
+      const body = await readBody(request);
+      // One generation at a time: the model runs on one thread.
+      const run = queue.then(() => complete(body));
+      queue = run.catch(() => {});
+      const { content, finishReason, completionTokens } = await run;
+      send(response, 200, {
+        id: `chatcmpl-${Date.now().toString(36)}`,
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model: MODEL_NAME,
+        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason }],
+        usage: { completion_tokens: completionTokens },
+      });
+    } catch (error) {
+      openAIError(response, error.status ?? 500, error.message, error.status ? "invalid_request_error" : "server_error");
+    }
+  });
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}/v1`;
+  return {
+    url,
+    model: MODEL_NAME,
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await context.dispose();
+      await model.dispose();
+    },
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const server = await startModelServer({ port: Number(argument("--port", 8081)), modelPath: argument("--model", defaultModelPath) });
+  console.log(`local model ${server.model} listening on ${server.url}`);
+}

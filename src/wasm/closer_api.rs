@@ -1,0 +1,319 @@
+//! The Closer API exported to JavaScript.
+
+use super::convert::{from_js, from_js_valid, to_js, to_json_text};
+use super::errors::{coded_error, input_error};
+use super::ports::{JsPromptLoader, JsQueryFn, optional_function};
+use crate::closer::handler::{DEFAULT_MAX_ITERATIONS, NextCheck};
+use crate::closer::{
+    C3l, Closer, CloserCompletionHandler, CloserInput, CloserOptions, CloserResult,
+    CloserStructuredOutput, DecisionOptions, closer_output_schema, decide_completion,
+    format_iteration_summary,
+};
+use crate::llm::parse_structured;
+use crate::prompts::{PromptRequest, render_prompt, resolve_prompt};
+use js_sys::{Object, Promise, Reflect};
+use serde::Deserialize;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+#[wasm_bindgen(typescript_custom_section)]
+const CLOSER_TYPES: &'static str = r#"
+/** The seed's QueryFn. The built-in `openAICompatible(...)` returns one. */
+export type QueryFn = (prompt: string, options: QueryOptions) => QueryReply | Promise<QueryReply>;
+
+/** Reads a prompt file; null when there is none. */
+export type PromptLoaderFn = (path: string) => string | null | undefined | Promise<string | null | undefined>;
+
+export interface CloserSetup extends CloserOptions {
+  loadPrompt?: PromptLoaderFn;
+}
+
+export interface CompletionHandlerSetup {
+  stepId: string;
+  c3l: C3l;
+  maxIterations?: number;
+}
+
+export interface IterationSummary {
+  structuredOutput?: Record<string, unknown> | null;
+}
+
+export type CloserParseResult = { ok: true; output: CloserStructuredOutput } | { ok: false; error: StructuredError };
+
+export interface PromptQuery {
+  workingDir: string;
+  agentId: string;
+  c2: string;
+  c3: string;
+  edition?: string;
+  adaptation?: string | null;
+  loadPrompt?: PromptLoaderFn;
+}
+
+export interface StrictSchema {
+  name: string;
+  schema: Record<string, unknown>;
+  /** Ready for OpenAI `response_format`. */
+  responseFormat: Record<string, unknown>;
+}
+"#;
+
+fn invalid(error: crate::input::InputError) -> JsValue {
+    input_error(&error)
+}
+
+/// complete = allComplete && confidence >= threshold, failing closed on inconsistency and failed required facts.
+#[wasm_bindgen(js_name = decideCompletion, unchecked_return_type = "CompletionDecision")]
+pub fn decide(
+    #[wasm_bindgen(unchecked_param_type = "CloserStructuredOutput")] output: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "DecisionOptions | undefined")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let output: CloserStructuredOutput = from_js("output", &output).map_err(invalid)?;
+    let options: DecisionOptions = if options.is_undefined() || options.is_null() {
+        DecisionOptions::default()
+    } else {
+        from_js("options", &options).map_err(invalid)?
+    };
+    Ok(to_js(&decide_completion(&output, &options)))
+}
+
+/// Extracts and parses a Closer answer from model text: `{ ok: true, output }` or `{ ok: false, error }`.
+#[wasm_bindgen(js_name = parseCloserOutput, unchecked_return_type = "CloserParseResult")]
+pub fn parse_closer_output(text: &str) -> Result<JsValue, JsValue> {
+    let answer = Object::new();
+    match parse_structured::<CloserStructuredOutput>(text) {
+        Ok(output) => {
+            Reflect::set(&answer, &"ok".into(), &JsValue::TRUE)?;
+            Reflect::set(&answer, &"output".into(), &to_js(&output))?;
+        }
+        Err(error) => {
+            Reflect::set(&answer, &"ok".into(), &JsValue::FALSE)?;
+            Reflect::set(&answer, &"error".into(), &to_js(&error))?;
+        }
+    }
+    Ok(answer.into())
+}
+
+/// The strict JSON Schema of the Closer's answer.
+#[wasm_bindgen(js_name = closerOutputSchema, unchecked_return_type = "StrictSchema")]
+pub fn output_schema() -> Result<JsValue, JsValue> {
+    let schema = closer_output_schema();
+    let answer = Object::new();
+    Reflect::set(&answer, &"name".into(), &schema.name.as_str().into())?;
+    Reflect::set(&answer, &"schema".into(), &to_js(&schema.schema))?;
+    Reflect::set(
+        &answer,
+        &"responseFormat".into(),
+        &to_js(&schema.openai_response_format()),
+    )?;
+    Ok(answer.into())
+}
+
+/// What the next iteration is told: unfinished items, pending actions, reasons.
+#[wasm_bindgen(js_name = formatIterationSummary)]
+pub fn iteration_summary(
+    #[wasm_bindgen(unchecked_param_type = "CloserResult")] result: JsValue,
+) -> Result<String, JsValue> {
+    let result: CloserResult = from_js("result", &result).map_err(invalid)?;
+    Ok(format_iteration_summary(&result.output, &result.reasons))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptQuery {
+    working_dir: String,
+    agent_id: String,
+    c2: String,
+    c3: String,
+    #[serde(default)]
+    edition: Option<String>,
+    #[serde(default)]
+    adaptation: Option<String>,
+}
+
+/// C3L resolution: host files through `loadPrompt`, then the embedded defaults. Rejects with code
+/// `prompt_not_found` (listing every path tried) when nothing exists.
+#[wasm_bindgen(js_name = resolvePrompt, unchecked_return_type = "Promise<ResolvedPrompt>")]
+pub fn resolve(
+    #[wasm_bindgen(unchecked_param_type = "PromptQuery")] query: JsValue,
+) -> Result<Promise, JsValue> {
+    let loader = JsPromptLoader(optional_function(&query, "loadPrompt")?);
+    let text = to_json_text("query", &query).map_err(invalid)?;
+    let query: PromptQuery =
+        crate::input::parse_json_str(&text).map_err(|error| invalid(error.within("query")))?;
+    Ok(future_to_promise(async move {
+        let request = PromptRequest {
+            working_dir: &query.working_dir,
+            agent_id: &query.agent_id,
+            c2: &query.c2,
+            c3: &query.c3,
+            edition: query.edition.as_deref().unwrap_or("default"),
+            adaptation: query.adaptation.as_deref(),
+        };
+        resolve_prompt(&loader, &request)
+            .await
+            .map(|resolved| to_js(&resolved))
+            .map_err(|error| coded_error(prompt_error_code(&error), "", &error.to_string()))
+    }))
+}
+
+/// Renders a prompt file (front matter checked) with the given variables.
+#[wasm_bindgen(js_name = renderPrompt)]
+pub fn render(
+    file_text: &str,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] variables: JsValue,
+) -> Result<String, JsValue> {
+    let variables: BTreeMap<String, serde_json::Value> =
+        from_js("variables", &variables).map_err(invalid)?;
+    render_prompt(file_text, &variables)
+        .map_err(|error| coded_error(prompt_error_code(&error), "", &error.to_string()))
+}
+
+fn prompt_error_code(error: &crate::prompts::PromptError) -> &'static str {
+    use crate::prompts::PromptError as E;
+    match error {
+        E::NotFound { .. } => "prompt_not_found",
+        E::InvalidSegment { .. } => "invalid_input",
+        E::FrontMatter(_) => "prompt_front_matter",
+        E::MissingParam(_) => "prompt_missing_param",
+        E::Render(_) => "prompt_render",
+        E::Loader(_) => "prompt_loader",
+    }
+}
+
+type JsBackedCloser = Closer<JsPromptLoader>;
+
+/// The completion judgment sub-loop (seed 001).
+#[wasm_bindgen(js_name = Closer)]
+pub struct JsCloser {
+    inner: Rc<JsBackedCloser>,
+}
+
+#[wasm_bindgen(js_class = Closer)]
+impl JsCloser {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "CloserSetup")] setup: JsValue,
+    ) -> Result<JsCloser, JsValue> {
+        let loader = JsPromptLoader(optional_function(&setup, "loadPrompt")?);
+        let text = to_json_text("options", &setup).map_err(invalid)?;
+        let mut value: serde_json::Value = crate::input::parse_json_str(&text)
+            .map_err(|error| invalid(error.within("options")))?;
+        if let Some(object) = value.as_object_mut() {
+            object.remove("loadPrompt");
+        }
+        let options: CloserOptions = crate::input::parse_json_value(value)
+            .map_err(|error| invalid(error.within("options")))?;
+        crate::input::Validate::validate(&options)
+            .map_err(|error| invalid(error.within("options")))?;
+        Ok(Self {
+            inner: Rc::new(Closer::new(options, loader)),
+        })
+    }
+
+    /// One completion check. Resolves to a CloserResult whatever the model does; rejects only on malformed
+    /// input.
+    #[wasm_bindgen(unchecked_return_type = "Promise<CloserResult>")]
+    pub fn check(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "CloserInput")] input: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "QueryFn")] query: JsValue,
+    ) -> Promise {
+        let parsed = from_js_valid::<CloserInput>("input", &input).map_err(invalid);
+        let query = JsQueryFn::from_js("query", query);
+        let closer = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let (input, query) = (parsed?, query?);
+            Ok(to_js(&closer.check(&input, &query).await))
+        })
+    }
+}
+
+/// The Closer as a runner's CompletionHandler (seed 001), with an iteration limit.
+#[wasm_bindgen(js_name = CloserCompletionHandler)]
+pub struct JsCompletionHandler {
+    closer: Rc<JsBackedCloser>,
+    state: Rc<RefCell<CloserCompletionHandler>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct HandlerSetup {
+    step_id: String,
+    c3l: C3l,
+    #[serde(default)]
+    max_iterations: Option<u32>,
+}
+
+#[wasm_bindgen(js_class = CloserCompletionHandler)]
+impl JsCompletionHandler {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        closer: &JsCloser,
+        #[wasm_bindgen(unchecked_param_type = "CompletionHandlerSetup")] setup: JsValue,
+    ) -> Result<JsCompletionHandler, JsValue> {
+        let setup: HandlerSetup = from_js("setup", &setup).map_err(invalid)?;
+        crate::input::require_non_empty("setup.stepId", &setup.step_id).map_err(invalid)?;
+        let max = setup.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS);
+        let state = CloserCompletionHandler::new(setup.step_id, setup.c3l, max);
+        Ok(Self {
+            closer: Rc::clone(&closer.inner),
+            state: Rc::new(RefCell::new(state)),
+        })
+    }
+
+    #[wasm_bindgen(js_name = isComplete)]
+    pub fn is_complete(&self) -> bool {
+        self.state.borrow().is_complete()
+    }
+
+    #[wasm_bindgen(js_name = isExhausted)]
+    pub fn is_exhausted(&self) -> bool {
+        self.state.borrow().is_exhausted()
+    }
+
+    /// Checks the iteration's structured output; the last result is carried into the next check.
+    #[wasm_bindgen(js_name = checkCompletion, unchecked_return_type = "Promise<CloserResult>")]
+    pub fn check_completion(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "IterationSummary")] summary: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "QueryFn")] query: JsValue,
+    ) -> Promise {
+        let structured =
+            Reflect::get(&summary, &"structuredOutput".into()).unwrap_or(JsValue::UNDEFINED);
+        let structured: Result<Option<serde_json::Value>, JsValue> =
+            if structured.is_undefined() || structured.is_null() {
+                Ok(None)
+            } else {
+                from_js("summary.structuredOutput", &structured)
+                    .map(Some)
+                    .map_err(invalid)
+            };
+        let query = JsQueryFn::from_js("query", query);
+        let (closer, state) = (Rc::clone(&self.closer), Rc::clone(&self.state));
+        future_to_promise(async move {
+            let (structured, query) = (structured?, query?);
+            // The state is never borrowed across the query, so the handler stays usable meanwhile.
+            let next = state.borrow_mut().next_check(structured);
+            let result = match next {
+                NextCheck::Ask(input) => closer.check(&input, &query).await,
+                NextCheck::Exhausted(result) => *result,
+            };
+            Ok(to_js(state.borrow_mut().record(result)))
+        })
+    }
+
+    /// "Not checked" before the first check, then the model's summary.
+    #[wasm_bindgen(js_name = getCompletionDescription)]
+    pub fn completion_description(&self) -> String {
+        self.state.borrow().completion_description()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn iterations(&self) -> u32 {
+        self.state.borrow().iterations()
+    }
+}
