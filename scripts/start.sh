@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds the package, serves the approval page on 127.0.0.1.
+# The main job: installs what is missing, builds the package, starts the local model and serves the page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
-exec node scripts/serve.mjs "$@"
+exec node scripts/start.mjs "$@"

@@ -17,6 +17,15 @@ cargo clippy --quiet --target wasm32-unknown-unknown --lib --tests -- -D warning
 step "native tests: every rule of the seeds, property tests, the JSON contract"
 cargo test --quiet
 
+# The scripted OpenAI-compatible endpoint the client tests talk to (the wasm tests read its URL at build time).
+fake_llm_log=$(mktemp)
+node tests/support/fake-llm-server.mjs >"$fake_llm_log" &
+fake_llm_pid=$!
+trap 'kill "$fake_llm_pid" 2>/dev/null || true; rm -f "$fake_llm_log"' EXIT
+for _ in $(seq 100); do [ -s "$fake_llm_log" ] && break; sleep 0.1; done
+AGENT_GOVERNOR_FAKE_LLM=$(head -n 1 "$fake_llm_log")
+export AGENT_GOVERNOR_FAKE_LLM
+
 step "wasm-bindgen tests in Node"
 cargo test --target wasm32-unknown-unknown --test wasm_node
 
@@ -26,7 +35,7 @@ CHROMEDRIVER=$(command -v chromedriver) cargo test --target wasm32-unknown-unkno
 step "TypeScript: a consumer compiled with tsc --noEmit --strict"
 node_modules/.bin/tsc -p tests/types/tsconfig.json
 
-step "the built package: Node, the README quick start, workerd, the approval page in Chromium"
+step "the built package: Node, the README quick start, workerd, the approval page in Chromium, the local model"
 node --test --test-concurrency=1 tests/js/
 
 printf '\n[test] all layers passed\n'

@@ -114,7 +114,13 @@ pub fn parse_json_value<T: DeserializeOwned>(value: serde_json::Value) -> Result
 fn path_error<E: fmt::Display>(error: serde_path_to_error::Error<E>) -> InputError {
     let path = error.path().to_string();
     let path = if path == "." { String::new() } else { path };
-    InputError::invalid(path, strip_position(&error.inner().to_string()))
+    let message = strip_position(&error.inner().to_string());
+    // serde reports a missing field at its parent; the path should name the field itself.
+    let missing = message.strip_prefix("missing field `").and_then(|rest| rest.split('`').next());
+    match missing {
+        Some(field) => InputError::invalid(join_path(&path, field), message),
+        None => InputError::invalid(path, message),
+    }
 }
 
 /// serde_json appends " at line L column C" to its messages; the path already says where.

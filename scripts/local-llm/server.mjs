@@ -12,6 +12,19 @@ import { getLlama, LlamaChatSession } from "node-llama-cpp";
 const MODEL_NAME = "smollm2-135m-instruct";
 const defaultModelPath = fileURLToPath(new URL("../../.cache/model/SmolLM2-135M-Instruct.Q4_1.gguf", import.meta.url));
 const MAX_BODY_BYTES = 1 << 20;
+// A 135M model falls into repeating one token inside a string until the token limit; capping strings in
+// the grammar (not in the schema the library sends, which stays valid for any provider) keeps answers whole.
+const MAX_STRING_LENGTH = 160;
+
+/** A copy of `schema` in which every string without a length cap gets one. */
+function withCappedStrings(schema) {
+  if (Array.isArray(schema)) return schema.map(withCappedStrings);
+  if (!schema || typeof schema !== "object") return schema;
+  const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === "enum" || key === "const" ? value : withCappedStrings(value)]));
+  const types = Array.isArray(copy.type) ? copy.type : [copy.type];
+  if (types.includes("string") && copy.maxLength === undefined && copy.enum === undefined) copy.maxLength = MAX_STRING_LENGTH;
+  return copy;
+}
 
 function argument(name, fallback) {
   const index = process.argv.indexOf(name);
@@ -62,7 +75,7 @@ export async function startModelServer({ port = 0, modelPath = defaultModelPath 
       const schema = responseFormat.json_schema?.schema;
       if (!schema || typeof schema !== "object") throw Object.assign(new Error("json_schema.schema is required"), { status: 400 });
       const key = JSON.stringify(schema);
-      if (!grammars.has(key)) grammars.set(key, await llama.createGrammarForJsonSchema(schema));
+      if (!grammars.has(key)) grammars.set(key, await llama.createGrammarForJsonSchema(withCappedStrings(schema)));
       return grammars.get(key);
     }
     throw Object.assign(new Error(`unsupported response_format type ${responseFormat.type}`), { status: 400 });
@@ -82,6 +95,7 @@ export async function startModelServer({ port = 0, modelPath = defaultModelPath 
         grammar,
         maxTokens,
         temperature: Number(body.temperature ?? 0),
+        repeatPenalty: { lastTokens: 64, penalty: 1.1 },
       });
       const finishReason = stopReason === "maxTokens" ? "length" : "stop";
       return { content: responseText, finishReason, completionTokens: model.tokenize(responseText).length };

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startServer } from "../../scripts/serve.mjs";
+import { startFakeLlm } from "../support/fake-llm-server.mjs";
 import { launchChromium } from "./helpers.mjs";
 
 let server;
@@ -53,4 +54,22 @@ test("declining issues nothing and applies nothing", async () => {
   assert.equal(await page.isDisabled("#approve"), true);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test("the Closer demo asks the configured endpoint and shows the verdict", async () => {
+  const fake = await startFakeLlm(0);
+  const llmServer = await startServer(0, { llm: { url: `http://127.0.0.1:${fake.address().port}/ok/v1`, model: "scripted" } });
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`http://127.0.0.1:${llmServer.address().port}/`);
+    await page.waitForSelector("body[data-closer-ready=true]");
+    assert.match(await page.textContent("#closer-model"), /scripted/);
+    await page.click("#check-completion");
+    await page.waitForSelector("#closer-verdict[data-complete=true]");
+    assert.equal(await page.textContent("#closer-queries"), "(1 model query)");
+    await page.close();
+  } finally {
+    llmServer.close();
+    fake.close();
+  }
 });

@@ -9,6 +9,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test;
 
+mod closer_cases;
+
 const SECRET: &str = "0123456789abcdef0123456789abcdef-approval";
 
 fn js(source: &str) -> JsValue {

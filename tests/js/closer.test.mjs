@@ -1,0 +1,104 @@
+// The Closer and the built-in client from the built package in Node, against a scripted endpoint.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import {
+  Closer,
+  CloserCompletionHandler,
+  closerOutputSchema,
+  decideCompletion,
+  formatIterationSummary,
+  openAICompatible,
+  parseCloserOutput,
+  renderPrompt,
+  resolvePrompt,
+} from "agent-governor";
+import { startFakeLlm } from "../support/fake-llm-server.mjs";
+
+let fake;
+let base;
+before(async () => {
+  fake = await startFakeLlm(0);
+  base = `http://127.0.0.1:${fake.address().port}`;
+});
+after(() => fake?.close());
+
+const input = { structuredOutput: { status: "implemented" }, stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } };
+const answer = (allComplete, confidence, items) => ({
+  checklist: items.map(([id, completed]) => ({ id, description: id, completed, evidence: null })),
+  allComplete,
+  summary: allComplete ? "done" : "not yet",
+  pendingActions: allComplete ? [] : ["finish"],
+  confidence,
+});
+
+test("a QueryFn receives the prompt and the strict schema; the answer decides", async () => {
+  const calls = [];
+  const query = async (prompt, options) => {
+    calls.push({ prompt, options });
+    return { structuredOutput: answer(true, 0.9, [["impl", true]]) };
+  };
+  const result = await new Closer({ workingDir: "/w", agentId: "iterator" }).check(input, query);
+  assert.equal(result.complete, true);
+  assert.equal(calls.length, 1);
+  assert.deepEqual(calls[0].options.outputSchema, closerOutputSchema().schema);
+  assert.equal(calls[0].options.schemaName, "closer_output");
+  assert.match(calls[0].prompt, /"status": "implemented"/);
+  assert.equal(result.promptStatus, "Found");
+});
+
+test("the allComplete/0.99 trick is not complete, and the next iteration is told why", async () => {
+  const query = () => ({ structuredOutput: answer(true, 0.99, [["impl", true], ["tests", false]]) });
+  const result = await new Closer({ workingDir: "", agentId: "a" }).check(input, query);
+  assert.equal(result.complete, false);
+  assert.match(result.reasons.join("\n"), /not completed: tests/);
+  assert.match(result.nextIterationInput, /\[tests\]/);
+  assert.equal(formatIterationSummary(result), result.nextIterationInput);
+});
+
+test("the built-in client is a QueryFn: request plumbing and typed errors", async () => {
+  const ok = openAICompatible({ baseUrl: `${base}/ok/v1`, model: "m1", apiKey: "k1" });
+  const reply = await ok("prompt", { outputSchema: closerOutputSchema().schema, schemaName: "closer_output" });
+  assert.equal(reply.structuredOutput.summary, "model=m1;strict=true;schema=true;auth=Bearer k1;extra=");
+  const failing = openAICompatible({ baseUrl: `${base}/http500/v1`, model: "m1" });
+  const error = await failing("prompt", { outputSchema: {}, schemaName: "x" });
+  assert.equal(error.errorKind, "http");
+  assert.match(error.error, /HTTP 500: the model crashed/);
+  const result = await new Closer({ workingDir: "", agentId: "a" }).check(input, ok);
+  assert.equal(result.complete, true);
+});
+
+test("the completion handler: not checked, then checked, then stopped at its limit", async () => {
+  const closer = new Closer({ workingDir: "", agentId: "a" });
+  const handler = new CloserCompletionHandler(closer, { stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" }, maxIterations: 1 });
+  assert.equal(handler.getCompletionDescription(), "Not checked");
+  const query = () => ({ structuredOutput: answer(false, 0.5, [["impl", false]]) });
+  await handler.checkCompletion({ structuredOutput: { status: "wip" } }, query);
+  assert.equal(handler.isComplete(), false);
+  assert.equal(handler.getCompletionDescription(), "not yet");
+  const stopped = await handler.checkCompletion({ structuredOutput: { status: "wip" } }, query);
+  assert.match(stopped.error, /iteration limit/);
+  assert.equal(handler.isExhausted(), true);
+});
+
+test("prompts: host loader first, embedded fallback, every path tried when nothing exists", async () => {
+  const files = { "/w/.agent/a/prompts/steps/complete/issue/f_default.md": "---\nparams: [step_id]\n---\nCheck {{ step_id }}: {{ input }}" };
+  const loadPrompt = (path) => files[path] ?? null;
+  const retry = await resolvePrompt({ workingDir: "/w", agentId: "a", c2: "complete", c3: "issue", adaptation: "retry", loadPrompt });
+  assert.deepEqual([retry.status, retry.source, retry.path], ["Fallback", "host", "/w/.agent/a/prompts/steps/complete/issue/f_default.md"]);
+  assert.equal(renderPrompt(retry.text, { step_id: "s1", input: "{}" }), "Check s1: {}");
+  assert.throws(() => renderPrompt(retry.text, { input: "{}" }), { code: "prompt_missing_param" });
+  await assert.rejects(resolvePrompt({ workingDir: "/w", agentId: "a", c2: "complete", c3: "nothing" }), (error) => {
+    assert.equal(error.code, "prompt_not_found");
+    assert.match(error.message, /prompts\/steps\/complete\/nothing\/f_default\.md/);
+    return true;
+  });
+});
+
+test("pure helpers: decideCompletion and parseCloserOutput", () => {
+  assert.equal(decideCompletion(answer(true, 0.8, [["a", true]])).complete, true);
+  assert.equal(decideCompletion(answer(true, 0.85, [["a", true]]), { confidenceThreshold: 0.9 }).complete, false);
+  const parsed = parseCloserOutput("Sure!\n```json\n" + JSON.stringify(answer(true, 0.9, [["a", true]])) + "\n```");
+  assert.equal(parsed.ok, true);
+  const wrong = parseCloserOutput('{"checklist": [{"id": "a", "description": "d", "completed": "yes"}], "allComplete": true, "summary": "", "confidence": 1}');
+  assert.deepEqual([wrong.ok, wrong.error.kind, wrong.error.path], [false, "schema", "checklist[0].completed"]);
+});

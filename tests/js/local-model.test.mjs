@@ -1,0 +1,68 @@
+// End to end against the embedded local model over HTTP (SmolLM2-135M on node-llama-cpp). A 135M model's
+// verdicts are meaningless, so these tests assert the plumbing: the request is made, the answer is parsed
+// and validated, the result is typed. Never the verdict.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Closer, openAICompatible } from "agent-governor";
+import { startModelServer } from "../../scripts/local-llm/server.mjs";
+import { startServer } from "../../scripts/serve.mjs";
+import { launchChromium } from "./helpers.mjs";
+
+let model;
+before(async () => {
+  model = await startModelServer({ port: 0 });
+});
+after(async () => {
+  await model?.close();
+});
+
+function assertTypedResult(result) {
+  assert.equal(typeof result.complete, "boolean");
+  assert.ok(Array.isArray(result.output.checklist));
+  for (const item of result.output.checklist) {
+    assert.equal(typeof item.id, "string");
+    assert.equal(typeof item.completed, "boolean");
+  }
+  assert.equal(typeof result.output.allComplete, "boolean");
+  assert.equal(typeof result.output.confidence, "number");
+  assert.ok(Array.isArray(result.reasons));
+}
+
+test("Node: the Closer asks the local model over HTTP and parses its checklist", { timeout: 240_000 }, async () => {
+  const client = openAICompatible({ baseUrl: model.url, model: model.model, timeoutMs: 200_000 });
+  const replies = [];
+  const query = async (prompt, options) => {
+    const reply = await client(prompt, options);
+    replies.push(reply);
+    return reply;
+  };
+  const result = await new Closer({ workingDir: "", agentId: "e2e" }).check(
+    { structuredOutput: { status: "implemented", tests: "4 passed" }, stepId: "complete.task", c3l: { c2: "complete", c3: "task" } },
+    query,
+  );
+  assert.ok(replies.length >= 1, "the model was asked");
+  assert.equal(replies[0].error, null, `the endpoint answered: ${replies[0].error}`);
+  assert.equal(typeof replies[0].text, "string");
+  assert.equal(result.error, null, `the answer parsed and validated: ${result.error}`);
+  assertTypedResult(result);
+});
+
+test("Browser: the page's Closer demo is answered by the local model through the server", { timeout: 240_000 }, async () => {
+  const server = await startServer(0, { llm: { url: model.url, model: model.model, label: "local" } });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.waitForSelector("body[data-closer-ready=true]", { timeout: 15_000 });
+    assert.match(await page.textContent("#closer-model"), /smollm2/);
+    await page.click("#check-completion");
+    await page.waitForSelector("#closer-verdict[data-complete]", { timeout: 200_000 });
+    const shown = JSON.parse(await page.textContent("#closer-result"));
+    assert.equal(shown.error, null);
+    assert.equal(typeof shown.complete, "boolean");
+    assert.ok(Array.isArray(shown.output.checklist));
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});

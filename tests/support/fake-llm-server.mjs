@@ -1,0 +1,79 @@
+// A scripted OpenAI-compatible endpoint for client tests: the path prefix picks the behaviour.
+//   /ok       a valid Closer answer whose summary reports what the request carried
+//   /prose    content with no JSON       /refusal  a refusal      /http500  an HTTP 500
+//   /notjson  a 200 with an HTML body    /slow     answers after 3 s (for timeouts)
+// Run directly, it prints its base URL on the first line and serves until killed.
+import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
+
+const cors = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "POST, OPTIONS",
+  "access-control-allow-headers": "content-type, authorization, x-extra",
+};
+
+function completion(message) {
+  return JSON.stringify({ id: "fake", object: "chat.completion", choices: [{ index: 0, message, finish_reason: "stop" }] });
+}
+
+function closerAnswer(request, body) {
+  const strict = body.response_format?.json_schema?.strict;
+  const hasSchema = typeof body.response_format?.json_schema?.schema?.properties?.checklist === "object";
+  const summary = `model=${body.model};strict=${strict};schema=${hasSchema};auth=${request.headers.authorization ?? ""};extra=${request.headers["x-extra"] ?? ""}`;
+  return JSON.stringify({
+    checklist: [{ id: "impl", description: "implementation", completed: true, evidence: "seen" }],
+    allComplete: true,
+    summary,
+    pendingActions: [],
+    confidence: 0.9,
+  });
+}
+
+export function startFakeLlm(port = 0) {
+  const server = createServer(async (request, response) => {
+    if (request.method === "OPTIONS") {
+      response.writeHead(204, cors);
+      return response.end();
+    }
+    let raw = "";
+    for await (const chunk of request) raw += chunk;
+    let body = {};
+    try {
+      body = JSON.parse(raw);
+    } catch {}
+    const scenario = new URL(request.url, "http://localhost").pathname.split("/")[1];
+    const json = { "content-type": "application/json", ...cors };
+    switch (scenario) {
+      case "ok":
+        response.writeHead(200, json);
+        return response.end(completion({ role: "assistant", content: closerAnswer(request, body) }));
+      case "prose":
+        response.writeHead(200, json);
+        return response.end(completion({ role: "assistant", content: "It all looks complete to me." }));
+      case "refusal":
+        response.writeHead(200, json);
+        return response.end(completion({ role: "assistant", content: null, refusal: "I cannot help with that." }));
+      case "http500":
+        response.writeHead(500, json);
+        return response.end(JSON.stringify({ error: { message: "the model crashed", type: "server_error" } }));
+      case "notjson":
+        response.writeHead(200, { "content-type": "text/html", ...cors });
+        return response.end("<html>gateway page</html>");
+      case "slow":
+        setTimeout(() => {
+          response.writeHead(200, json);
+          response.end(completion({ role: "assistant", content: closerAnswer(request, body) }));
+        }, 3000);
+        return;
+      default:
+        response.writeHead(404, json);
+        return response.end(JSON.stringify({ error: { message: `unknown scenario ${scenario}` } }));
+    }
+  });
+  return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const server = await startFakeLlm(Number(process.argv[2] ?? 0));
+  console.log(`http://127.0.0.1:${server.address().port}`);
+}
