@@ -116,7 +116,9 @@ fn path_error<E: fmt::Display>(error: serde_path_to_error::Error<E>) -> InputErr
     let path = if path == "." { String::new() } else { path };
     let message = strip_position(&error.inner().to_string());
     // serde reports a missing field at its parent; the path should name the field itself.
-    let missing = message.strip_prefix("missing field `").and_then(|rest| rest.split('`').next());
+    let missing = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next());
     match missing {
         Some(field) => InputError::invalid(join_path(&path, field), message),
         None => InputError::invalid(path, message),
