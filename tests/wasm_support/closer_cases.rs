@@ -9,9 +9,11 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 fn fake_llm(scenario: &str) -> String {
-    let base = option_env!("AGENT_GOVERNOR_FAKE_LLM").expect(
-        "AGENT_GOVERNOR_FAKE_LLM must name the scripted endpoint (scripts/test.sh starts it)",
-    );
+    let Some(base) = option_env!("AGENT_GOVERNOR_FAKE_LLM") else {
+        panic!(
+            "AGENT_GOVERNOR_FAKE_LLM must name the scripted endpoint (scripts/test.sh starts it)"
+        );
+    };
     format!("{base}/{scenario}/v1")
 }
 
