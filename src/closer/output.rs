@@ -1,7 +1,6 @@
 //! The checklist the model answers with (seed 001 "CloserStructuredOutput"), and its strict schema.
 
 use crate::llm::OutputSchema;
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -10,7 +9,8 @@ pub const MAX_CHECKLIST_ITEMS: usize = 8;
 /// Most pending actions a model may return.
 pub const MAX_PENDING_ACTIONS: usize = 5;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Tsify)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(schemars::JsonSchema))]
 #[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct ChecklistItem {
@@ -25,12 +25,13 @@ pub struct ChecklistItem {
     pub evidence: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema, Tsify)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, Tsify)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(schemars::JsonSchema))]
 #[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct CloserStructuredOutput {
     /// The tasks completion requires.
-    #[schemars(length(max = 8))]
+    #[cfg_attr(not(target_arch = "wasm32"), schemars(length(max = 8)))]
     pub checklist: Vec<ChecklistItem>,
     /// Whether every task is complete.
     pub all_complete: bool,
@@ -38,13 +39,19 @@ pub struct CloserStructuredOutput {
     pub summary: String,
     /// Work left when not complete.
     #[serde(default)]
-    #[schemars(length(max = 5))]
+    #[cfg_attr(not(target_arch = "wasm32"), schemars(length(max = 5)))]
     pub pending_actions: Option<Vec<String>>,
     /// Confidence, 0 to 1.
     pub confidence: f64,
 }
 
-/// The strict schema sent with every Closer query.
+pub const CLOSER_SCHEMA_NAME: &str = "closer_output";
+
+/// The strict schema sent with every Closer query: generated from [`CloserStructuredOutput`] and checked in
+/// as `closer_output.schema.json` (tests/schemas.rs keeps the two equal).
 pub fn closer_output_schema() -> OutputSchema {
-    OutputSchema::of::<CloserStructuredOutput>("closer_output")
+    OutputSchema::embedded(
+        CLOSER_SCHEMA_NAME,
+        include_str!("closer_output.schema.json"),
+    )
 }

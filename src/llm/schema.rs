@@ -1,9 +1,11 @@
 //! JSON Schema for structured output, generated from the Rust type that parses the answer, in the form
 //! OpenAI strict mode, llama.cpp and Ollama all accept: every property required (optional ones nullable),
 //! `additionalProperties: false`, no `$ref` (subschemas inlined), no annotations they reject.
+//!
+//! Generation runs natively ([`OutputSchema::of`]); the result is checked in next to the type and embedded
+//! ([`OutputSchema::embedded`]), and a test fails when the two differ. So the schema comes from the type,
+//! and the wasm module carries no generator.
 
-use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
 
 /// A named schema for one kind of answer.
@@ -14,9 +16,18 @@ pub struct OutputSchema {
 }
 
 impl OutputSchema {
+    /// A schema generated earlier by [`OutputSchema::of`] and embedded as JSON text.
+    pub fn embedded(name: &str, text: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            schema: serde_json::from_str(text).unwrap_or(Value::Null),
+        }
+    }
+
     /// The strict schema of `T`. Arrays are capped where `T` says so (`#[schemars(length(max = N))]`).
-    pub fn of<T: JsonSchema>(name: &str) -> Self {
-        let settings = SchemaSettings::draft07().with(|settings| {
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn of<T: schemars::JsonSchema>(name: &str) -> Self {
+        let settings = schemars::generate::SchemaSettings::draft07().with(|settings| {
             settings.inline_subschemas = true;
             settings.meta_schema = None;
         });
@@ -45,9 +56,19 @@ impl OutputSchema {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Keywords that describe rather than constrain; strict validators reject some of them.
 const DROPPED_KEYWORDS: [&str; 5] = ["$schema", "title", "format", "default", "examples"];
 
+/// The pretty JSON text a schema is checked in as.
+pub fn schema_file_text(schema: &Value) -> String {
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(schema).unwrap_or_default()
+    )
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 /// Rewrites one schema node and, through the keywords that hold subschemas, every node below it.
 fn make_strict(schema: &mut Value) {
     let Value::Object(object) = schema else {

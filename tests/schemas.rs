@@ -1,0 +1,35 @@
+//! The checked-in JSON Schemas are exactly what their Rust types generate. `UPDATE_SCHEMAS=1 cargo test
+//! --test schemas` rewrites them after a type changes.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use agent_governor::closer::CloserStructuredOutput;
+use agent_governor::closer::output::{CLOSER_SCHEMA_NAME, closer_output_schema};
+use agent_governor::llm::OutputSchema;
+use agent_governor::llm::schema::schema_file_text;
+
+fn check(file: &str, generated: OutputSchema, embedded: OutputSchema) {
+    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("UPDATE_SCHEMAS").is_some() {
+        std::fs::write(&path, schema_file_text(&generated.schema)).unwrap();
+        return;
+    }
+    assert_eq!(
+        embedded, generated,
+        "{file} is stale: run `UPDATE_SCHEMAS=1 cargo test --test schemas`"
+    );
+}
+
+#[test]
+fn closer_output_schema_file_matches_its_type() {
+    check(
+        "src/closer/closer_output.schema.json",
+        OutputSchema::of::<CloserStructuredOutput>(CLOSER_SCHEMA_NAME),
+        closer_output_schema(),
+    );
+}
