@@ -45,7 +45,8 @@ fi
 if [ ! -f scripts/local-llm/node_modules/.package-lock.json ] || \
    [ scripts/local-llm/package-lock.json -nt scripts/local-llm/node_modules/.package-lock.json ]; then
   log "installing the local model runtime (node-llama-cpp)"
-  npm ci --prefix scripts/local-llm --omit=optional --no-audit --no-fund
+  # Not `npm ci`: it refuses this lock, which leaves out the optional GPU and other-platform builds on purpose.
+  npm install --prefix scripts/local-llm --omit=optional --no-save --no-audit --no-fund
 fi
 model=.cache/model/SmolLM2-135M-Instruct.Q4_1.gguf
 if [ ! -f "$model" ]; then
