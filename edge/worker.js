@@ -2,9 +2,20 @@
 //
 //   POST /check  body: CheckInput without `keys`  -> the pure confirmation check against the worker's key
 //   POST /smoke                                  -> issue, save, execute twice in this isolate
+//   POST /closer body: CloserInput               -> a Closer check against the model at LLM_BASE_URL
 //
-// The approval key comes from the environment (APPROVER_KEY_ID, APPROVER_SECRET), never from a request.
-import { Executor, MemoryStore, checkConfirmation, issueConfirmation, requestFor, saveConfirmation } from "agent-governor";
+// The approval key comes from the environment (APPROVER_KEY_ID, APPROVER_SECRET), never from a request; so do
+// the model endpoint and its key (LLM_BASE_URL, LLM_MODEL, LLM_API_KEY).
+import {
+  Closer,
+  Executor,
+  MemoryStore,
+  checkConfirmation,
+  issueConfirmation,
+  openAICompatible,
+  requestFor,
+  saveConfirmation,
+} from "agent-governor";
 
 const json = (value, status = 200) =>
   new Response(JSON.stringify(value, null, 2), { status, headers: { "content-type": "application/json" } });
@@ -59,11 +70,28 @@ async function smoke(env) {
   return json({ first, second, applies: node.applies });
 }
 
+async function closerCheck(request, env) {
+  if (!env.LLM_BASE_URL) return json({ code: "not_configured", message: "LLM_BASE_URL is not set" }, 503);
+  let input;
+  try {
+    input = await request.json();
+  } catch {
+    return json({ code: "invalid_input", path: "", message: "the body is not JSON" }, 400);
+  }
+  const query = openAICompatible({ baseUrl: env.LLM_BASE_URL, model: env.LLM_MODEL ?? "default", apiKey: env.LLM_API_KEY });
+  try {
+    return json(await new Closer({ workingDir: "", agentId: "edge" }).check(input, query));
+  } catch (error) {
+    return json({ code: error.code, path: error.path, message: error.message }, 400);
+  }
+}
+
 export default {
   async fetch(request, env) {
     const { pathname } = new URL(request.url);
     if (request.method === "POST" && pathname === "/check") return check(request, env);
     if (request.method === "POST" && pathname === "/smoke") return smoke(env);
+    if (request.method === "POST" && pathname === "/closer") return closerCheck(request, env);
     return json({ code: "not_found", message: `no route ${request.method} ${pathname}` }, 404);
   },
 };

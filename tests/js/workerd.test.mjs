@@ -2,13 +2,19 @@
 // the `workerd` export condition) and runs it in workerd.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { startFakeLlm } from "../support/fake-llm-server.mjs";
 import { startEdgeWorker } from "./helpers.mjs";
 
 let worker;
+let fakeLlm;
 before(async () => {
-  worker = await startEdgeWorker();
+  fakeLlm = await startFakeLlm(0);
+  worker = await startEdgeWorker({ LLM_BASE_URL: `http://127.0.0.1:${fakeLlm.address().port}/ok/v1`, LLM_MODEL: "edge-model" });
 });
-after(() => worker?.stop());
+after(() => {
+  worker?.stop();
+  fakeLlm?.close();
+});
 
 test("workerd: one execute applies, the second is rejected already_consumed", async () => {
   const response = await fetch(`${worker.url}/smoke`, { method: "POST" });
@@ -37,4 +43,16 @@ test("workerd: malformed input to the guard is a typed 400, not a crash", async 
   });
   const verdict = await missing.json();
   assert.deepEqual([verdict.verdict, verdict.phase], ["rejected", "not_found"]);
+});
+
+test("workerd: the built-in client reaches the model and the Closer decides", async () => {
+  const response = await fetch(`${worker.url}/closer`, {
+    method: "POST",
+    body: JSON.stringify({ structuredOutput: { status: "done" }, stepId: "complete.task", c3l: { c2: "complete", c3: "task" } }),
+  });
+  assert.equal(response.status, 200, worker.output());
+  const result = await response.json();
+  assert.equal(result.complete, true);
+  assert.equal(result.queries, 1);
+  assert.match(result.output.summary, /^model=edge-model;strict=true;schema=true;/);
 });
