@@ -90,3 +90,33 @@ pub trait Llm {
         options: &crate::llm::QueryOptions,
     ) -> Result<crate::llm::QueryReply, PortError>;
 }
+
+/// Severity of a log line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Warn,
+}
+
+impl LogLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Debug => "debug",
+            Self::Info => "info",
+            Self::Warn => "warn",
+        }
+    }
+}
+
+/// Where components report what they do (the seed's `logger`). Logging never changes an outcome.
+pub trait Logger {
+    fn log(&self, level: LogLevel, message: &str);
+}
+
+/// A logger that keeps nothing.
+pub struct NoLogger;
+
+impl Logger for NoLogger {
+    fn log(&self, _level: LogLevel, _message: &str) {}
+}

@@ -6,11 +6,12 @@ use super::output::{CloserStructuredOutput, closer_output_schema};
 use super::summary::format_iteration_summary;
 use crate::input::{InputError, Validate, require_non_empty};
 use crate::llm::{QueryOptions, QueryReply, StructuredError, parse_structured};
-use crate::ports::{Llm, PromptLoader};
+use crate::ports::{Llm, LogLevel, Logger, NoLogger, PromptLoader};
 use crate::prompts::{PromptRequest, ResolutionStatus, render_prompt, resolve_prompt};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use tsify::Tsify;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -135,11 +136,21 @@ impl Validate for CloserOptions {
 pub struct Closer<L> {
     options: CloserOptions,
     loader: L,
+    logger: Rc<dyn Logger>,
 }
 
 impl<L: PromptLoader> Closer<L> {
     pub fn new(options: CloserOptions, loader: L) -> Self {
-        Self { options, loader }
+        Self {
+            options,
+            loader,
+            logger: Rc::new(NoLogger),
+        }
+    }
+
+    /// The same Closer, reporting to `logger` (the seed's `CloserOptions.logger`).
+    pub fn with_logger(self, logger: Rc<dyn Logger>) -> Self {
+        Self { logger, ..self }
     }
 
     pub fn options(&self) -> &CloserOptions {
@@ -159,8 +170,21 @@ impl<L: PromptLoader> Closer<L> {
         };
         let resolved = match resolve_prompt(&self.loader, &request).await {
             Ok(resolved) => resolved,
-            Err(error) => return failed(format!("prompt: {error}")),
+            Err(error) => {
+                self.logger.log(
+                    LogLevel::Warn,
+                    &format!("closer {}: prompt: {error}", input.step_id),
+                );
+                return failed(format!("prompt: {error}"));
+            }
         };
+        self.logger.log(
+            LogLevel::Debug,
+            &format!(
+                "closer {}: prompt {} ({:?})",
+                input.step_id, resolved.path, resolved.status
+            ),
+        );
         let prompt = match render_prompt(&resolved.text, &prompt_variables(input)) {
             Ok(prompt) => prompt,
             Err(error) => return failed(format!("prompt {}: {error}", resolved.path)),
@@ -170,6 +194,15 @@ impl<L: PromptLoader> Closer<L> {
             Ok(output) => decided(output, input, self.options.confidence_threshold),
             Err(error) => failed(format!("the model's answer could not be used: {error}")),
         };
+        let verdict = if result.complete {
+            "complete".to_owned()
+        } else {
+            format!("not complete: {}", result.reasons.join("; "))
+        };
+        self.logger.log(
+            LogLevel::Info,
+            &format!("closer {}: {verdict} ({queries} queries)", input.step_id),
+        );
         result.prompt_used = Some(prompt);
         result.prompt_path = Some(resolved.path);
         result.prompt_status = Some(resolved.status);
@@ -199,7 +232,13 @@ impl<L: PromptLoader> Closer<L> {
             match outcome {
                 Ok(output) => return (Ok(output), queries),
                 Err(error) if queries > self.options.max_reasks => return (Err(error), queries),
-                Err(error) => current = reask_prompt(prompt, &error),
+                Err(error) => {
+                    self.logger.log(
+                        LogLevel::Warn,
+                        &format!("closer: unusable answer, asking again: {error}"),
+                    );
+                    current = reask_prompt(prompt, &error);
+                }
             }
         }
     }

@@ -2,7 +2,7 @@
 
 use super::convert::{from_js, from_js_valid, to_js, to_json_text};
 use super::errors::{coded_error, input_error};
-use super::ports::{JsPromptLoader, JsQueryFn, optional_function};
+use super::ports::{JsLogger, JsPromptLoader, JsQueryFn, optional_function};
 use crate::closer::handler::{DEFAULT_MAX_ITERATIONS, NextCheck};
 use crate::closer::{
     C3l, Closer, CloserCompletionHandler, CloserInput, CloserOptions, CloserResult,
@@ -27,8 +27,16 @@ export type QueryFn = (prompt: string, options: QueryOptions) => QueryReply | Pr
 /** Reads a prompt file; null when there is none. */
 export type PromptLoaderFn = (path: string) => string | null | undefined | Promise<string | null | undefined>;
 
+export interface CloserLogger {
+  debug?(message: string): void;
+  info?(message: string): void;
+  warn?(message: string): void;
+}
+
 export interface CloserSetup extends CloserOptions {
   loadPrompt?: PromptLoaderFn;
+  /** e.g. `console`. */
+  logger?: CloserLogger;
 }
 
 export interface CompletionHandlerSetup {
@@ -199,18 +207,31 @@ impl JsCloser {
         #[wasm_bindgen(unchecked_param_type = "CloserSetup")] setup: JsValue,
     ) -> Result<JsCloser, JsValue> {
         let loader = JsPromptLoader(optional_function(&setup, "loadPrompt")?);
+        let logger = Reflect::get(&setup, &"logger".into()).unwrap_or(JsValue::UNDEFINED);
+        if !(logger.is_undefined() || logger.is_null() || logger.is_object()) {
+            return Err(coded_error(
+                "invalid_port",
+                "options.logger",
+                "logger must be an object such as console",
+            ));
+        }
         let text = to_json_text("options", &setup).map_err(invalid)?;
         let mut value: serde_json::Value = crate::input::parse_json_str(&text)
             .map_err(|error| invalid(error.within("options")))?;
         if let Some(object) = value.as_object_mut() {
             object.remove("loadPrompt");
+            object.remove("logger");
         }
         let options: CloserOptions = crate::input::parse_json_value(value)
             .map_err(|error| invalid(error.within("options")))?;
         crate::input::Validate::validate(&options)
             .map_err(|error| invalid(error.within("options")))?;
+        let mut closer = Closer::new(options, loader);
+        if logger.is_object() {
+            closer = closer.with_logger(Rc::new(JsLogger(logger)));
+        }
         Ok(Self {
-            inner: Rc::new(Closer::new(options, loader)),
+            inner: Rc::new(closer),
         })
     }
 

@@ -243,3 +243,18 @@ impl crate::ports::PromptLoader for JsPromptLoader {
             .ok_or_else(|| PortError::new("loadPrompt must resolve to a string or null"))
     }
 }
+
+/// Optional `logger` object with `debug` / `info` / `warn` methods (any may be missing, e.g. `console`).
+pub struct JsLogger(pub JsValue);
+
+impl crate::ports::Logger for JsLogger {
+    fn log(&self, level: crate::ports::LogLevel, message: &str) {
+        let method = Reflect::get(&self.0, &level.as_str().into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok());
+        if let Some(method) = method {
+            // A logger that throws never changes an outcome.
+            let _ = method.call1(&self.0, &message.into());
+        }
+    }
+}

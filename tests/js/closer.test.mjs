@@ -102,3 +102,18 @@ test("pure helpers: decideCompletion and parseCloserOutput", () => {
   const wrong = parseCloserOutput('{"checklist": [{"id": "a", "description": "d", "completed": "yes"}], "allComplete": true, "summary": "", "confidence": 1}');
   assert.deepEqual([wrong.ok, wrong.error.kind, wrong.error.path], [false, "schema", "checklist[0].completed"]);
 });
+
+test("the logger hears the prompt, the re-ask and the verdict; a throwing logger changes nothing", async () => {
+  const lines = [];
+  const logger = { debug: (m) => lines.push(["debug", m]), info: (m) => lines.push(["info", m]), warn: (m) => lines.push(["warn", m]) };
+  const answers = [{ text: "no json here" }, { structuredOutput: answer(true, 0.9, [["a", true]]) }];
+  const result = await new Closer({ workingDir: "", agentId: "a", logger }).check(input, () => answers.shift());
+  assert.equal(result.complete, true);
+  assert.deepEqual(lines.map(([level]) => level), ["debug", "warn", "info"]);
+  assert.match(lines[0][1], /prompts\/steps\/complete\/issue\/f_default\.md/);
+  assert.match(lines[2][1], /complete \(2 queries\)/);
+  const noisy = { info: () => { throw new Error("log sink down"); } };
+  const again = await new Closer({ workingDir: "", agentId: "a", logger: noisy }).check(input, () => ({ structuredOutput: answer(true, 0.9, [["a", true]]) }));
+  assert.equal(again.complete, true);
+  assert.throws(() => new Closer({ workingDir: "", agentId: "a", logger: "console" }), { code: "invalid_port", path: "options.logger" });
+});

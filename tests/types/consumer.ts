@@ -1,5 +1,10 @@
 // Compiled with `tsc --noEmit --strict`: the shipped declarations describe the API a TypeScript user sees.
 import {
+  Closer,
+  CloserCompletionHandler,
+  openAICompatible,
+  type CloserResult,
+  type QueryFn,
   Executor,
   MemoryStore,
   checkConfirmation,
@@ -53,4 +58,17 @@ export async function run(): Promise<string> {
     return `${typed.code} ${typed.path}`;
   }
   return `${result.outcome} ${phase ?? ""} ${batch.applied.length} ${described} ${result.applied?.consumed_at ?? ""}`;
+}
+
+export async function checkCompletion(): Promise<boolean> {
+  const query: QueryFn = openAICompatible({ baseUrl: "http://127.0.0.1:8081/v1", model: "smollm2-135m-instruct" });
+  const closer = new Closer({ workingDir: "/repo", agentId: "iterator", logger: console, loadPrompt: () => null });
+  const result: CloserResult = await closer.check(
+    { structuredOutput: { done: true }, stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } },
+    query,
+  );
+  const handler = new CloserCompletionHandler(closer, { stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } });
+  await handler.checkCompletion({ structuredOutput: result.output as unknown as Record<string, unknown> }, query);
+  const pending: string[] = result.output.pendingActions ?? [];
+  return result.complete && handler.isComplete() && pending.length === 0 && result.promptStatus !== "Fallback";
 }
