@@ -29,6 +29,20 @@ pub enum PromptError {
     Loader(String),
 }
 
+impl PromptError {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NotFound { .. } => "prompt_not_found",
+            Self::InvalidSegment { .. } => "invalid_input",
+            Self::FrontMatter(_) => "prompt_front_matter",
+            Self::MissingParam(_) => "prompt_missing_param",
+            Self::Render(_) => "prompt_render",
+            Self::Loader(_) => "prompt_loader",
+        }
+    }
+}
+
 impl fmt::Display for PromptError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -164,7 +164,7 @@ pub fn resolve(
         resolve_prompt(&loader, &request)
             .await
             .map(|resolved| to_js(&resolved))
-            .map_err(|error| coded_error(prompt_error_code(&error), "", &error.to_string()))
+            .map_err(|error| coded_error(error.code(), "", &error.to_string()))
     }))
 }
 
@@ -177,19 +177,7 @@ pub fn render(
     let variables: BTreeMap<String, serde_json::Value> =
         from_js("variables", &variables).map_err(invalid)?;
     render_prompt(file_text, &variables)
-        .map_err(|error| coded_error(prompt_error_code(&error), "", &error.to_string()))
-}
-
-fn prompt_error_code(error: &crate::prompts::PromptError) -> &'static str {
-    use crate::prompts::PromptError as E;
-    match error {
-        E::NotFound { .. } => "prompt_not_found",
-        E::InvalidSegment { .. } => "invalid_input",
-        E::FrontMatter(_) => "prompt_front_matter",
-        E::MissingParam(_) => "prompt_missing_param",
-        E::Render(_) => "prompt_render",
-        E::Loader(_) => "prompt_loader",
-    }
+        .map_err(|error| coded_error(error.code(), "", &error.to_string()))
 }
 
 type JsBackedCloser = Closer<JsPromptLoader>;
