@@ -12,6 +12,7 @@ pub mod llm;
 pub mod ports;
 pub mod prompts;
 pub mod timestamp;
+pub mod watcher;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

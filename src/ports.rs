@@ -120,3 +120,12 @@ pub struct NoLogger;
 impl Logger for NoLogger {
     fn log(&self, _level: LogLevel, _message: &str) {}
 }
+
+/// The executor of the Watcher's completion protocol, run again with the watcher's issues.
+pub trait ExecutorRerun {
+    async fn rerun(
+        &self,
+        issues: &[String],
+        round: u32,
+    ) -> Result<crate::watcher::ExecutorOutput, PortError>;
+}

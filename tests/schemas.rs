@@ -33,3 +33,14 @@ fn closer_output_schema_file_matches_its_type() {
         closer_output_schema(),
     );
 }
+
+#[test]
+fn watcher_verdict_schema_file_matches_its_type() {
+    use agent_governor::watcher::ModelVerdict;
+    use agent_governor::watcher::contract::{WATCHER_SCHEMA_NAME, watcher_verdict_schema};
+    check(
+        "src/watcher/watcher_verdict.schema.json",
+        OutputSchema::of::<ModelVerdict>(WATCHER_SCHEMA_NAME),
+        watcher_verdict_schema(),
+    );
+}

@@ -5,7 +5,7 @@ use super::decision::{DecisionOptions, ObjectiveEvidence, decide_completion};
 use super::output::{CloserStructuredOutput, closer_output_schema};
 use super::summary::format_iteration_summary;
 use crate::input::{InputError, Validate, require_non_empty};
-use crate::llm::{QueryOptions, QueryReply, StructuredError, parse_structured};
+use crate::llm::{Asked, ask_structured};
 use crate::ports::{Llm, LogLevel, Logger, NoLogger, PromptLoader};
 use crate::prompts::{PromptRequest, ResolutionStatus, render_prompt, resolve_prompt};
 use serde::{Deserialize, Serialize};
@@ -189,7 +189,15 @@ impl<L: PromptLoader> Closer<L> {
             Ok(prompt) => prompt,
             Err(error) => return failed(format!("prompt {}: {error}", resolved.path)),
         };
-        let (answer, queries) = self.ask(&prompt, llm).await;
+        let schema = closer_output_schema();
+        let Asked { answer, queries } = ask_structured::<CloserStructuredOutput>(
+            llm,
+            &prompt,
+            &schema,
+            self.options.max_reasks,
+            self.logger.as_ref(),
+        )
+        .await;
         let mut result = match answer {
             Ok(output) => decided(output, input, self.options.confidence_threshold),
             Err(error) => failed(format!("the model's answer could not be used: {error}")),
@@ -209,70 +217,6 @@ impl<L: PromptLoader> Closer<L> {
         result.queries = queries;
         result
     }
-
-    /// Asks, and asks again with the concrete error while the answer is unusable (bounded), then fails closed.
-    async fn ask(
-        &self,
-        prompt: &str,
-        llm: &impl Llm,
-    ) -> (Result<CloserStructuredOutput, StructuredError>, u32) {
-        let schema = closer_output_schema();
-        let options = QueryOptions {
-            output_schema: schema.schema,
-            schema_name: schema.name,
-        };
-        let mut current = prompt.to_owned();
-        let mut queries = 0;
-        loop {
-            queries += 1;
-            let outcome = match llm.query(&current, &options).await {
-                Ok(reply) => read_reply(reply),
-                Err(error) => Err(StructuredError::query(error.message)),
-            };
-            match outcome {
-                Ok(output) => return (Ok(output), queries),
-                Err(error) if queries > self.options.max_reasks => return (Err(error), queries),
-                Err(error) => {
-                    self.logger.log(
-                        LogLevel::Warn,
-                        &format!("closer: unusable answer, asking again: {error}"),
-                    );
-                    current = reask_prompt(prompt, &error);
-                }
-            }
-        }
-    }
-}
-
-/// The seed's QueryFn answer: structured output if given, else the model text, extracted and parsed.
-pub fn read_reply(reply: QueryReply) -> Result<CloserStructuredOutput, StructuredError> {
-    if let Some(error) = reply.error {
-        return Err(StructuredError::query(error));
-    }
-    match (reply.structured_output, reply.text) {
-        (Some(value), _) => {
-            let raw = value.to_string();
-            crate::input::parse_json_value(value)
-                .map_err(|error| StructuredError::schema(error.path, error.message, &raw))
-        }
-        (None, Some(text)) => parse_structured(&text),
-        (None, None) => Err(StructuredError::query(
-            "the query returned neither structuredOutput nor an error",
-        )),
-    }
-}
-
-/// The prompt for a re-ask: the original, then what was wrong with the last answer.
-pub fn reask_prompt(prompt: &str, error: &StructuredError) -> String {
-    let truncated = if error.truncated {
-        " It was cut off: keep it shorter."
-    } else {
-        ""
-    };
-    format!(
-        "{prompt}\n\n### Your previous answer could not be used\n\n{error}.{truncated}\nAnswer again with one JSON object only, \
-         following the schema exactly."
-    )
 }
 
 fn prompt_variables(input: &CloserInput) -> BTreeMap<String, Value> {

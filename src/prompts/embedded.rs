@@ -1,22 +1,19 @@
 //! The default prompts under prompts/, compiled in so a host needs no files at all.
 
-const EMBEDDED: [(&str, &str); 4] = [
-    (
-        "steps/complete/issue/f_default.md",
-        include_str!("../../prompts/steps/complete/issue/f_default.md"),
-    ),
-    (
-        "steps/complete/issue/f_default_retry.md",
-        include_str!("../../prompts/steps/complete/issue/f_default_retry.md"),
-    ),
-    (
-        "steps/complete/task/f_default.md",
-        include_str!("../../prompts/steps/complete/task/f_default.md"),
-    ),
-    (
-        "steps/complete/pr/f_default.md",
-        include_str!("../../prompts/steps/complete/pr/f_default.md"),
-    ),
+/// `(path, text)` for each listed file under prompts/.
+macro_rules! embedded_files {
+    ($($path:literal),* $(,)?) => {
+        [$(($path, include_str!(concat!("../../prompts/", $path)))),*]
+    };
+}
+
+const EMBEDDED: [(&str, &str); 6] = embedded_files![
+    "steps/complete/issue/f_default.md",
+    "steps/complete/issue/f_default_retry.md",
+    "steps/complete/task/f_default.md",
+    "steps/complete/pr/f_default.md",
+    "steps/review/watcher/f_default.md",
+    "steps/review/watcher/f_default_persona.md",
 ];
 
 /// The embedded file at `path` (relative to prompts/), if there is one.
