@@ -10,3 +10,4 @@ pub mod llm_client;
 pub mod memory_store;
 pub mod port_types;
 pub mod ports;
+pub mod watcher_api;

@@ -258,3 +258,30 @@ impl crate::ports::Logger for JsLogger {
         }
     }
 }
+
+/// `rerunExecutor(issues, round) => ExecutorOutput | Promise<ExecutorOutput>` for the Watcher's protocol.
+pub struct JsExecutorRerun(pub Function);
+
+impl crate::ports::ExecutorRerun for JsExecutorRerun {
+    async fn rerun(
+        &self,
+        issues: &[String],
+        round: u32,
+    ) -> Result<crate::watcher::ExecutorOutput, PortError> {
+        let returned = self
+            .0
+            .call2(&JsValue::NULL, &to_js(&issues), &JsValue::from(round))
+            .map_err(|thrown| {
+                PortError::new(format!("rerunExecutor threw: {}", thrown_message(&thrown)))
+            })?;
+        let value = JsFuture::from(Promise::resolve(&returned))
+            .await
+            .map_err(|rejected| {
+                PortError::new(format!(
+                    "rerunExecutor rejected: {}",
+                    thrown_message(&rejected)
+                ))
+            })?;
+        from_js("", &value).map_err(|error| port_shape_error("rerunExecutor", error))
+    }
+}

@@ -1,0 +1,218 @@
+//! The Watcher API exported to JavaScript.
+
+use super::convert::{from_js, from_js_valid, to_js, to_json_text};
+use super::errors::{coded_error, input_error};
+use super::ports::{
+    JsClock, JsExecutorRerun, JsLogger, JsPromptLoader, JsQueryFn, JsStore, optional_function,
+};
+use crate::input::{InputError, Validate};
+use crate::llm::parse_structured;
+use crate::watcher::ledger::read_entries;
+use crate::watcher::{
+    ModelVerdict, Persona, Watcher, WatcherInput, WatcherOptions, check_persona_divergence,
+    persona_catalog, pick_watcher_persona,
+};
+use js_sys::{Function, Object, Promise, Reflect};
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+#[wasm_bindgen(typescript_custom_section)]
+const WATCHER_TYPES: &'static str = r#"
+export interface WatcherSetup extends WatcherOptions {
+  /** Where the Learning Ledger is kept. */
+  store: ConfirmationStore;
+  now?: () => number;
+  loadPrompt?: PromptLoaderFn;
+  logger?: CloserLogger;
+}
+
+/** The host's executor, run again with the watcher's issues (rounds 2 and 3). */
+export type RerunExecutor = (issues: string[], round: number) => ExecutorOutput | Promise<ExecutorOutput>;
+
+export type WatcherVerdictParse = { ok: true; verdict: ModelVerdict } | { ok: false; error: StructuredError };
+
+export interface PersonaPick {
+  persona: Persona;
+  report: DivergenceReport;
+}
+"#;
+
+fn invalid(error: InputError) -> JsValue {
+    input_error(&error)
+}
+
+fn optional_persona(path: &str, value: &JsValue) -> Result<Option<Persona>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    from_js(path, value).map(Some).map_err(invalid)
+}
+
+/// Checks that the watcher persona differs from the executor's. Throws an error with code
+/// `persona_precondition` (and the `violation`) when it does not.
+#[wasm_bindgen(js_name = checkPersonaDivergence, unchecked_return_type = "DivergenceReport")]
+pub fn divergence(
+    #[wasm_bindgen(unchecked_param_type = "Persona | null")] executor: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Persona | null")] watcher: JsValue,
+) -> Result<JsValue, JsValue> {
+    let executor = optional_persona("executorPersona", &executor)?;
+    let watcher = optional_persona("watcherPersona", &watcher)?;
+    match check_persona_divergence(executor.as_ref(), watcher.as_ref()) {
+        Ok(report) => Ok(to_js(&report)),
+        Err(violation) => {
+            let error = coded_error("persona_precondition", "", &violation.to_string());
+            Reflect::set(&error, &"violation".into(), &to_js(&violation))?;
+            Err(error)
+        }
+    }
+}
+
+/// The built-in personas.
+#[wasm_bindgen(js_name = personaCatalog, unchecked_return_type = "Persona[]")]
+pub fn catalog() -> JsValue {
+    to_js(&persona_catalog())
+}
+
+/// The persona best placed to watch `executorPersona` (from `catalog`, the built-in one by default).
+#[wasm_bindgen(js_name = pickWatcherPersona, unchecked_return_type = "PersonaPick | null")]
+pub fn pick(
+    #[wasm_bindgen(unchecked_param_type = "Persona | null")] executor: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Persona[] | undefined")] candidates: JsValue,
+) -> Result<JsValue, JsValue> {
+    let executor = optional_persona("executorPersona", &executor)?;
+    let candidates: Vec<Persona> = if candidates.is_undefined() {
+        persona_catalog()
+    } else {
+        from_js("catalog", &candidates).map_err(invalid)?
+    };
+    let Some((persona, report)) = pick_watcher_persona(executor.as_ref(), &candidates) else {
+        return Ok(JsValue::NULL);
+    };
+    let answer = Object::new();
+    Reflect::set(&answer, &"persona".into(), &to_js(&persona))?;
+    Reflect::set(&answer, &"report".into(), &to_js(&report))?;
+    Ok(answer.into())
+}
+
+/// Extracts and parses a Watcher verdict from model text.
+#[wasm_bindgen(js_name = parseWatcherVerdict, unchecked_return_type = "WatcherVerdictParse")]
+pub fn parse_verdict(text: &str) -> Result<JsValue, JsValue> {
+    let answer = Object::new();
+    match parse_structured::<ModelVerdict>(text) {
+        Ok(verdict) => {
+            Reflect::set(&answer, &"ok".into(), &JsValue::TRUE)?;
+            Reflect::set(&answer, &"verdict".into(), &to_js(&verdict))?;
+        }
+        Err(error) => {
+            Reflect::set(&answer, &"ok".into(), &JsValue::FALSE)?;
+            Reflect::set(&answer, &"error".into(), &to_js(&error))?;
+        }
+    }
+    Ok(answer.into())
+}
+
+type JsBackedWatcher = Watcher<JsPromptLoader, JsStore, JsClock>;
+
+/// Reviews an executor's result under a different persona (seed 000).
+#[wasm_bindgen(js_name = Watcher)]
+pub struct JsWatcher {
+    inner: Rc<JsBackedWatcher>,
+}
+
+#[wasm_bindgen(js_class = Watcher)]
+impl JsWatcher {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "WatcherSetup")] setup: JsValue,
+    ) -> Result<JsWatcher, JsValue> {
+        if !setup.is_object() {
+            return Err(coded_error(
+                "invalid_port",
+                "",
+                "setup must be an object { agentId, store, ... }",
+            ));
+        }
+        let store =
+            JsStore::from_js(Reflect::get(&setup, &"store".into()).unwrap_or(JsValue::UNDEFINED))?;
+        let clock = JsClock(optional_function(&setup, "now")?);
+        let loader = JsPromptLoader(optional_function(&setup, "loadPrompt")?);
+        let logger = Reflect::get(&setup, &"logger".into()).unwrap_or(JsValue::UNDEFINED);
+        let text = to_json_text("options", &setup).map_err(invalid)?;
+        let mut value: serde_json::Value = crate::input::parse_json_str(&text)
+            .map_err(|error| invalid(error.within("options")))?;
+        if let Some(object) = value.as_object_mut() {
+            for port in ["store", "now", "loadPrompt", "logger"] {
+                object.remove(port);
+            }
+        }
+        let options: WatcherOptions = crate::input::parse_json_value(value)
+            .map_err(|error| invalid(error.within("options")))?;
+        options
+            .validate()
+            .map_err(|error| invalid(error.within("options")))?;
+        let mut watcher = Watcher::new(options, loader, store, clock);
+        if logger.is_object() {
+            watcher = watcher.with_logger(Rc::new(JsLogger(logger)));
+        }
+        Ok(Self {
+            inner: Rc::new(watcher),
+        })
+    }
+
+    /// One inspection. Resolves to a WatcherOutput whatever the model does; rejects only on malformed input.
+    #[wasm_bindgen(unchecked_return_type = "Promise<WatcherOutput>")]
+    pub fn inspect(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "WatcherInput")] input: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "QueryFn")] query: JsValue,
+    ) -> Promise {
+        let input = from_js_valid::<WatcherInput>("input", &input).map_err(invalid);
+        let query = JsQueryFn::from_js("query", query);
+        let watcher = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let (input, query) = (input?, query?);
+            Ok(to_js(&watcher.inspect(&input, &query, 1).await))
+        })
+    }
+
+    /// The completion protocol: up to 3 rounds with the executor re-run on the issues, then escalation.
+    #[wasm_bindgen(js_name = runProtocol, unchecked_return_type = "Promise<ProtocolResult>")]
+    pub fn run_protocol(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "WatcherInput")] input: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "QueryFn")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RerunExecutor")] rerun_executor: JsValue,
+    ) -> Promise {
+        let input = from_js_valid::<WatcherInput>("input", &input).map_err(invalid);
+        let query = JsQueryFn::from_js("query", query);
+        let rerun = rerun_executor
+            .dyn_into::<Function>()
+            .map(JsExecutorRerun)
+            .map_err(|_| {
+                coded_error(
+                    "invalid_port",
+                    "rerunExecutor",
+                    "rerunExecutor must be a function",
+                )
+            });
+        let watcher = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let (input, query, rerun) = (input?, query?, rerun?);
+            Ok(to_js(&watcher.run_protocol(&input, &query, &rerun).await))
+        })
+    }
+
+    /// The Learning Ledger's watcher entries, in order.
+    #[wasm_bindgen(unchecked_return_type = "Promise<LedgerEntry[]>")]
+    pub fn ledger(&self) -> Promise {
+        let watcher = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            read_entries(watcher.store(), "watcher")
+                .await
+                .map(|entries| to_js(&entries))
+                .map_err(|error| coded_error("store_failed", "", &error.message))
+        })
+    }
+}
