@@ -33,6 +33,9 @@ export type RerunExecutor = (issues: string[], round: number) => ExecutorOutput 
 
 export type WatcherVerdictParse = { ok: true; verdict: ModelVerdict } | { ok: false; error: StructuredError };
 
+/** The persona best placed to watch `executorPersona`, from `catalog` (the built-in one by default). */
+export function pickWatcherPersona(executorPersona: Persona | null, catalog?: Persona[]): PersonaPick | null;
+
 export interface PersonaPick {
   persona: Persona;
   report: DivergenceReport;
@@ -76,7 +79,7 @@ pub fn catalog() -> JsValue {
 }
 
 /// The persona best placed to watch `executorPersona` (from `catalog`, the built-in one by default).
-#[wasm_bindgen(js_name = pickWatcherPersona, unchecked_return_type = "PersonaPick | null")]
+#[wasm_bindgen(js_name = pickWatcherPersona, skip_typescript)]
 pub fn pick(
     #[wasm_bindgen(unchecked_param_type = "Persona | null")] executor: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Persona[] | undefined")] candidates: JsValue,

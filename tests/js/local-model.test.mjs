@@ -3,7 +3,7 @@
 // and validated, the result is typed. Never the verdict.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { Closer, openAICompatible } from "agent-governor";
+import { Closer, MemoryStore, Watcher, openAICompatible, personaCatalog, pickWatcherPersona } from "agent-governor";
 import { startModelServer } from "../../scripts/local-llm/server.mjs";
 import { startServer } from "../../scripts/serve.mjs";
 import { launchChromium } from "./helpers.mjs";
@@ -65,4 +65,37 @@ test("Browser: the page's Closer demo is answered by the local model through the
     await browser.close();
     server.close();
   }
+});
+
+test("Node: the Watcher reviews through the local model; the verdict is typed and recorded", { timeout: 240_000 }, async () => {
+  const client = openAICompatible({ baseUrl: model.url, model: model.model, timeoutMs: 200_000 });
+  const replies = [];
+  const query = async (prompt, options) => {
+    const reply = await client(prompt, options);
+    replies.push(reply);
+    return reply;
+  };
+  const executorPersona = personaCatalog().find((persona) => persona.name === "Kent Beck");
+  const { persona } = pickWatcherPersona(executorPersona);
+  const watcher = new Watcher({ agentId: "e2e", store: new MemoryStore() });
+  const output = await watcher.inspect(
+    {
+      executor_result: { status: "done", artifacts: ["notes.md"], execution_log: "wrote notes.md", persona_applied: executorPersona.name },
+      original_request: "Write release notes.",
+      persona,
+      executor_persona: executorPersona,
+      task_classification: "implement",
+    },
+    query,
+  );
+  assert.ok(replies.length >= 1, "the model was asked");
+  assert.equal(replies[0].error, null, `the endpoint answered: ${replies[0].error}`);
+  assert.ok(!output.issues.some((issue) => issue.startsWith("UNDECIDABLE")), `the answer parsed: ${output.issues}`);
+  assert.equal(typeof output.pass, "boolean");
+  assert.equal(output.persona_applied, persona.name);
+  assert.match(output.inspection_log, /^## Persona declaration/);
+  assert.ok(Array.isArray(output.blindspots_covered));
+  const ledger = await watcher.ledger();
+  assert.equal(ledger.length, 1);
+  assert.equal(ledger[0].verdict, output.pass);
 });

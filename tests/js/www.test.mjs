@@ -56,7 +56,7 @@ test("declining issues nothing and applies nothing", async () => {
   await page.close();
 });
 
-test("the Closer demo asks the configured endpoint and shows the verdict", async () => {
+test("the Closer and Watcher demos ask the configured endpoint and show their verdicts", async () => {
   const fake = await startFakeLlm(0);
   const llmServer = await startServer(0, { llm: { url: `http://127.0.0.1:${fake.address().port}/ok/v1`, model: "scripted" } });
   try {
@@ -67,6 +67,11 @@ test("the Closer demo asks the configured endpoint and shows the verdict", async
     await page.click("#check-completion");
     await page.waitForSelector("#closer-verdict[data-complete=true]");
     assert.equal(await page.textContent("#closer-queries"), "(1 model query)");
+    await page.waitForSelector("body[data-watcher-ready=true]");
+    assert.equal(await page.textContent("#watcher-persona"), "Martin Fowler");
+    await page.click("#review");
+    await page.waitForSelector("#watcher-verdict[data-pass=true]");
+    assert.match(await page.textContent("#watcher-log"), /^## Persona declaration/);
     await page.close();
   } finally {
     llmServer.close();

@@ -1,5 +1,5 @@
 // A scripted OpenAI-compatible endpoint for client tests: the path prefix picks the behaviour.
-//   /ok       a valid Closer answer whose summary reports what the request carried
+//   /ok       a valid Closer (or, for the watcher_verdict schema, Watcher) answer reporting what the request carried
 //   /prose    content with no JSON       /refusal  a refusal      /http500  an HTTP 500
 //   /notjson  a 200 with an HTML body    /slow     answers after 3 s (for timeouts)
 // Run directly, it prints its base URL on the first line and serves until killed.
@@ -16,10 +16,23 @@ function completion(message) {
   return JSON.stringify({ id: "fake", object: "chat.completion", choices: [{ index: 0, message, finish_reason: "stop" }] });
 }
 
+function watcherAnswer(summary) {
+  return JSON.stringify({
+    pass: true,
+    issues: [],
+    inspection_log: `1. artifacts present\n2. matches the request\n(${summary})`,
+    blindspots_covered: ["future change: checked"],
+    misclassification_detected: false,
+    reclassification_suggestion: null,
+    trade_offs_acknowledged: true,
+  });
+}
+
 function closerAnswer(request, body) {
   const strict = body.response_format?.json_schema?.strict;
   const hasSchema = typeof body.response_format?.json_schema?.schema?.properties?.checklist === "object";
   const summary = `model=${body.model};strict=${strict};schema=${hasSchema};auth=${request.headers.authorization ?? ""};extra=${request.headers["x-extra"] ?? ""}`;
+  if (body.response_format?.json_schema?.name === "watcher_verdict") return watcherAnswer(summary);
   return JSON.stringify({
     checklist: [{ id: "impl", description: "implementation", completed: true, evidence: "seen" }],
     allComplete: true,

@@ -1,5 +1,10 @@
 // Compiled with `tsc --noEmit --strict`: the shipped declarations describe the API a TypeScript user sees.
 import {
+  Watcher,
+  pickWatcherPersona,
+  personaCatalog,
+  type ProtocolResult,
+  type WatcherOutput,
   Closer,
   CloserCompletionHandler,
   openAICompatible,
@@ -71,4 +76,27 @@ export async function checkCompletion(): Promise<boolean> {
   await handler.checkCompletion({ structuredOutput: result.output as unknown as Record<string, unknown> }, query);
   const pending: string[] = result.output.pendingActions ?? [];
   return result.complete && handler.isComplete() && pending.length === 0 && result.promptStatus !== "Fallback";
+}
+
+export async function review(): Promise<string> {
+  const executorPersona = personaCatalog()[0];
+  const pick = pickWatcherPersona(executorPersona);
+  if (!pick) return "no persona";
+  const watcher = new Watcher({ agentId: "w", store: new MemoryStore(), language: "ja" });
+  const query: QueryFn = () => ({ text: "{}" });
+  const output: WatcherOutput = await watcher.inspect(
+    {
+      executor_result: { status: "done", artifacts: ["a.md"], execution_log: "", persona_applied: executorPersona.name },
+      original_request: "design it",
+      persona: pick.persona,
+      executor_persona: executorPersona,
+    },
+    query,
+  );
+  const protocol: ProtocolResult = await watcher.runProtocol(
+    { executor_result: null, original_request: "x", persona: null, executor_persona: null },
+    query,
+    (issues, round) => ({ status: "done", artifacts: issues.slice(0, round), execution_log: "", persona_applied: null }),
+  );
+  return `${output.pass} ${pick.report.score} ${protocol.escalation?.to ?? "agreed"}`;
 }
