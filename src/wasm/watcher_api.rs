@@ -80,10 +80,7 @@ pub fn catalog() -> JsValue {
 
 /// The persona best placed to watch `executorPersona` (from `catalog`, the built-in one by default).
 #[wasm_bindgen(js_name = pickWatcherPersona, skip_typescript)]
-pub fn pick(
-    #[wasm_bindgen(unchecked_param_type = "Persona | null")] executor: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Persona[] | undefined")] candidates: JsValue,
-) -> Result<JsValue, JsValue> {
+pub fn pick(executor: JsValue, candidates: JsValue) -> Result<JsValue, JsValue> {
     let executor = optional_persona("executorPersona", &executor)?;
     let candidates: Vec<Persona> = if candidates.is_undefined() {
         persona_catalog()

@@ -36,7 +36,7 @@ fn divergence_is_checked_and_violations_are_typed_errors() {
     assert_eq!(text(&error, "code"), "persona_precondition");
     assert_eq!(text(&error, "violation.violation"), "same_name");
     assert!(divergence(JsValue::NULL, JsValue::NULL).is_ok());
-    let picked = pick(js(BECK), None).unwrap();
+    let picked = pick(js(BECK), JsValue::UNDEFINED).unwrap();
     assert_ne!(text(&picked, "persona.name"), "Kent Beck");
 }
 
