@@ -1,6 +1,6 @@
 //! The Closer API exported to JavaScript.
 
-use super::convert::{from_js, from_js_valid, to_js, to_json_text};
+use super::convert::{from_js, from_js_valid, options_from_setup, to_js, to_json_text};
 use super::errors::{coded_error, input_error};
 use super::ports::{JsLogger, JsPromptLoader, JsQueryFn, optional_function};
 use crate::closer::handler::{DEFAULT_MAX_ITERATIONS, NextCheck};
@@ -203,17 +203,8 @@ impl JsCloser {
                 "logger must be an object such as console",
             ));
         }
-        let text = to_json_text("options", &setup).map_err(invalid)?;
-        let mut value: serde_json::Value = crate::input::parse_json_str(&text)
-            .map_err(|error| invalid(error.within("options")))?;
-        if let Some(object) = value.as_object_mut() {
-            object.remove("loadPrompt");
-            object.remove("logger");
-        }
-        let options: CloserOptions = crate::input::parse_json_value(value)
-            .map_err(|error| invalid(error.within("options")))?;
-        crate::input::Validate::validate(&options)
-            .map_err(|error| invalid(error.within("options")))?;
+        let options: CloserOptions =
+            options_from_setup(&setup, &["loadPrompt", "logger"]).map_err(invalid)?;
         let mut closer = Closer::new(options, loader);
         if logger.is_object() {
             closer = closer.with_logger(Rc::new(JsLogger(logger)));

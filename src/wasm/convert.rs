@@ -40,6 +40,28 @@ pub fn from_js_valid<T: DeserializeOwned + Validate>(
     Ok(parsed)
 }
 
+/// Reads the data part of a setup object that also carries host ports (functions, stores): the `ports`
+/// keys are left out, the rest is parsed as `T` and validated, errors under `options`.
+pub fn options_from_setup<T: DeserializeOwned + Validate>(
+    setup: &JsValue,
+    ports: &[&str],
+) -> Result<T, InputError> {
+    let text = to_json_text("options", setup)?;
+    let mut value: serde_json::Value =
+        parse_json_str(&text).map_err(|error| error.within("options"))?;
+    if let Some(object) = value.as_object_mut() {
+        for port in ports {
+            object.remove(*port);
+        }
+    }
+    let options: T =
+        crate::input::parse_json_value(value).map_err(|error| error.within("options"))?;
+    options
+        .validate()
+        .map_err(|error| error.within("options"))?;
+    Ok(options)
+}
+
 /// Converts a Rust value to a plain JS object (maps as objects, `None` as `null`).
 pub fn to_js<T: Serialize>(value: &T) -> JsValue {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();

@@ -1,11 +1,11 @@
 //! The Watcher API exported to JavaScript.
 
-use super::convert::{from_js, from_js_valid, to_js, to_json_text};
+use super::convert::{from_js, from_js_valid, options_from_setup, to_js};
 use super::errors::{coded_error, input_error};
 use super::ports::{
     JsClock, JsExecutorRerun, JsLogger, JsPromptLoader, JsQueryFn, JsStore, optional_function,
 };
-use crate::input::{InputError, Validate};
+use crate::input::InputError;
 use crate::llm::parse_structured;
 use crate::watcher::ledger::read_entries;
 use crate::watcher::{
@@ -139,19 +139,9 @@ impl JsWatcher {
         let clock = JsClock(optional_function(&setup, "now")?);
         let loader = JsPromptLoader(optional_function(&setup, "loadPrompt")?);
         let logger = Reflect::get(&setup, &"logger".into()).unwrap_or(JsValue::UNDEFINED);
-        let text = to_json_text("options", &setup).map_err(invalid)?;
-        let mut value: serde_json::Value = crate::input::parse_json_str(&text)
-            .map_err(|error| invalid(error.within("options")))?;
-        if let Some(object) = value.as_object_mut() {
-            for port in ["store", "now", "loadPrompt", "logger"] {
-                object.remove(port);
-            }
-        }
-        let options: WatcherOptions = crate::input::parse_json_value(value)
-            .map_err(|error| invalid(error.within("options")))?;
-        options
-            .validate()
-            .map_err(|error| invalid(error.within("options")))?;
+        let options: WatcherOptions =
+            options_from_setup(&setup, &["store", "now", "loadPrompt", "logger"])
+                .map_err(invalid)?;
         let mut watcher = Watcher::new(options, loader, store, clock);
         if logger.is_object() {
             watcher = watcher.with_logger(Rc::new(JsLogger(logger)));

@@ -9,7 +9,7 @@ use super::types::{Language, Persona, WatcherInput, WatcherOutput};
 use crate::input::{InputError, Validate, require_non_empty};
 use crate::llm::{Asked, StructuredError, ask_structured};
 use crate::ports::{Clock, Llm, LogLevel, Logger, NoLogger, PromptLoader, Store};
-use crate::prompts::{PromptRequest, render_prompt, resolve_prompt};
+use crate::prompts::{PromptRequest, ResolutionStatus, render_prompt, resolve_prompt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -141,7 +141,7 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
         let resolved = resolve_prompt(&self.loader, &request)
             .await
             .map_err(|error| error.to_string())?;
-        if persona.is_some() && resolved.path.ends_with("f_default.md") {
+        if persona.is_some() && resolved.status == ResolutionStatus::Fallback {
             return Err(format!(
                 "no persona prompt (tried {})",
                 resolved.tried.join(", ")
