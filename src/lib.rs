@@ -9,8 +9,10 @@ pub mod closer;
 pub mod executor;
 pub mod input;
 pub mod llm;
+pub mod playbook;
 pub mod ports;
 pub mod prompts;
+pub mod reflector;
 pub mod timestamp;
 pub mod watcher;
 

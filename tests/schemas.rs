@@ -44,3 +44,14 @@ fn watcher_verdict_schema_file_matches_its_type() {
         watcher_verdict_schema(),
     );
 }
+
+#[test]
+fn reflection_schema_file_matches_its_type() {
+    use agent_governor::reflector::ModelReflection;
+    use agent_governor::reflector::models::{REFLECTION_SCHEMA_NAME, reflection_schema};
+    check(
+        "src/reflector/reflection.schema.json",
+        OutputSchema::of::<ModelReflection>(REFLECTION_SCHEMA_NAME),
+        reflection_schema(),
+    );
+}

@@ -7,13 +7,15 @@ macro_rules! embedded_files {
     };
 }
 
-const EMBEDDED: [(&str, &str); 6] = embedded_files![
+const EMBEDDED: [(&str, &str); 8] = embedded_files![
     "steps/complete/issue/f_default.md",
     "steps/complete/issue/f_default_retry.md",
     "steps/complete/task/f_default.md",
     "steps/complete/pr/f_default.md",
     "steps/review/watcher/f_default.md",
     "steps/review/watcher/f_default_persona.md",
+    "reflector/default.md",
+    "reflector/appworld.md",
 ];
 
 /// The embedded file at `path` (relative to prompts/), if there is one.

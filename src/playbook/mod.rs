@@ -1,0 +1,13 @@
+//! The ACE playbook, learning for real: counters updated from reflections, a Curator that turns insights
+//! into validated, replay-safe delta operations, deterministic dedup, removal of bullets whose harm
+//! dominates, an enforced size budget that prunes by net score, an audit log, the ACE text form, and
+//! versioned JSON through the host store.
+
+pub mod book;
+pub mod curator;
+pub mod delta;
+pub mod storage;
+
+pub use book::{Bullet, Playbook, PlaybookPolicy};
+pub use curator::curate;
+pub use delta::{DeltaKind, DeltaOp, DeltaReport, RejectedOp};

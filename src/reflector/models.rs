@@ -1,0 +1,131 @@
+//! The seed's models (requirements 1-3): Insight, BulletEvaluation, ReflectionResult, and the Trajectory
+//! they refer to. JSON round trips restore equal values; validation names the bad field.
+
+use crate::input::{InputError, Validate, require_non_empty};
+use serde::{Deserialize, Serialize};
+use tsify::Tsify;
+
+/// One lesson from a trajectory (requirement 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Insight {
+    /// The thinking that led to the analysis.
+    pub reasoning: String,
+    /// What went wrong (empty when nothing did).
+    pub error_identification: String,
+    /// Why it went wrong.
+    pub root_cause_analysis: String,
+    /// What should have been done.
+    pub correct_approach: String,
+    /// The lesson, one sentence, reusable in a playbook.
+    pub key_insight: String,
+}
+
+impl Validate for Insight {
+    fn validate(&self) -> Result<(), InputError> {
+        require_non_empty("key_insight", &self.key_insight)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Tsify)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum BulletTag {
+    Helpful,
+    Harmful,
+    Neutral,
+}
+
+/// A judgement of one playbook bullet the trajectory used (requirement 2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct BulletEvaluation {
+    pub bullet_id: String,
+    pub tag: BulletTag,
+    pub reason: String,
+}
+
+impl Validate for BulletEvaluation {
+    fn validate(&self) -> Result<(), InputError> {
+        require_non_empty("bullet_id", &self.bullet_id)
+    }
+}
+
+/// The Generator's record of one task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(deny_unknown_fields)]
+pub struct Trajectory {
+    pub query: String,
+    pub generated_result: String,
+    #[serde(default)]
+    pub reasoning_steps: Vec<String>,
+    /// Ids of the playbook bullets the Generator used.
+    #[serde(default)]
+    pub used_bullet_ids: Vec<String>,
+}
+
+impl Validate for Trajectory {
+    fn validate(&self) -> Result<(), InputError> {
+        require_non_empty("query", &self.query)?;
+        for (index, id) in self.used_bullet_ids.iter().enumerate() {
+            require_non_empty(&format!("used_bullet_ids[{index}]"), id)?;
+        }
+        Ok(())
+    }
+}
+
+/// The Reflector's whole output (requirement 3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
+#[serde(deny_unknown_fields)]
+pub struct ReflectionResult {
+    pub insights: Vec<Insight>,
+    pub bullet_evaluations: Vec<BulletEvaluation>,
+    /// The trajectory analysed.
+    pub trajectory: Trajectory,
+    /// Why the analysis failed (then `insights` is empty).
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Tags the model gave to bullets the trajectory did not use: dropped, reported here.
+    #[serde(default)]
+    pub dropped_evaluations: Vec<BulletEvaluation>,
+    /// Analysis rounds run.
+    #[serde(default)]
+    pub rounds: u32,
+}
+
+impl Validate for ReflectionResult {
+    fn validate(&self) -> Result<(), InputError> {
+        self.trajectory
+            .validate()
+            .map_err(|error| error.within("trajectory"))?;
+        self.insights
+            .validate()
+            .map_err(|error| error.within("insights"))?;
+        self.bullet_evaluations
+            .validate()
+            .map_err(|error| error.within("bullet_evaluations"))
+    }
+}
+
+/// What the model answers in one round: the insights and the tags together (one call, not one per bullet).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(schemars::JsonSchema))]
+pub struct ModelReflection {
+    #[cfg_attr(not(target_arch = "wasm32"), schemars(length(max = 5)))]
+    pub insights: Vec<Insight>,
+    #[cfg_attr(not(target_arch = "wasm32"), schemars(length(max = 20)))]
+    pub bullet_evaluations: Vec<BulletEvaluation>,
+}
+
+pub const REFLECTION_SCHEMA_NAME: &str = "reflection";
+
+/// The strict schema of [`ModelReflection`], generated from it and checked in (tests/schemas.rs).
+pub fn reflection_schema() -> crate::llm::OutputSchema {
+    crate::llm::OutputSchema::embedded(
+        REFLECTION_SCHEMA_NAME,
+        include_str!("reflection.schema.json"),
+    )
+}
