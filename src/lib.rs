@@ -7,6 +7,7 @@
 
 pub mod closer;
 pub mod executor;
+pub mod governor;
 pub mod input;
 pub mod llm;
 pub mod playbook;

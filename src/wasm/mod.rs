@@ -10,4 +10,5 @@ pub mod llm_client;
 pub mod memory_store;
 pub mod port_types;
 pub mod ports;
+pub mod reflector_api;
 pub mod watcher_api;

@@ -64,6 +64,7 @@ fn port_shape_error(label: &str, error: crate::input::InputError) -> PortError {
     PortError::new(format!("{label} answered with the wrong shape: {error}"))
 }
 
+#[derive(Clone)]
 pub struct JsStore(pub JsObjectPort);
 
 impl JsStore {
@@ -129,6 +130,7 @@ impl Skill for JsSkill {
 }
 
 /// The host clock: a function returning epoch milliseconds, `Date.now` when none is given.
+#[derive(Clone)]
 pub struct JsClock(pub Option<Function>);
 
 impl Clock for JsClock {
@@ -178,6 +180,7 @@ pub fn optional_function(target: &JsValue, name: &str) -> Result<Option<Function
 }
 
 /// The seed's QueryFn: `(prompt, { outputSchema, schemaName }) => { structuredOutput?, text?, error? }`.
+#[derive(Clone)]
 pub struct JsQueryFn(pub Function);
 
 impl JsQueryFn {
@@ -214,6 +217,7 @@ impl crate::ports::Llm for JsQueryFn {
 }
 
 /// Optional `loadPrompt(path) => string | null`; without one only the embedded prompts exist.
+#[derive(Clone)]
 pub struct JsPromptLoader(pub Option<Function>);
 
 impl crate::ports::PromptLoader for JsPromptLoader {

@@ -1,0 +1,331 @@
+//! The Reflector, the Playbook and the `createGovernor` container, exported to JavaScript.
+
+use super::convert::{from_js, from_js_valid, options_from_setup, to_js};
+use super::errors::{coded_error, input_error};
+use super::ports::{JsClock, JsLogger, JsPromptLoader, JsQueryFn, JsStore, optional_function};
+use crate::governor::Governor;
+use crate::input::InputError;
+use crate::llm::parse_structured;
+use crate::playbook::delta::apply_deltas;
+use crate::playbook::storage::{load_playbook, save_playbook};
+use crate::playbook::{DeltaOp, Playbook, PlaybookPolicy, curate};
+use crate::reflector::{
+    Insight, ModelReflection, ReflectionResult, Reflector, ReflectorOptions, Trajectory,
+};
+use js_sys::{Object, Promise, Reflect};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+#[wasm_bindgen(typescript_custom_section)]
+const REFLECTOR_TYPES: &'static str = r#"
+export interface GovernorPorts {
+  /** The LLM, as a QueryFn (the built-in `openAICompatible(...)` is one). */
+  llm: QueryFn;
+  /** Where playbooks and ledgers are kept. */
+  store: ConfirmationStore;
+  now?: () => number;
+  loadPrompt?: PromptLoaderFn;
+  /** The host's prompts directory for the Reflector's per-dataset templates (`{promptRoot}/reflector/{dataset}.md`). */
+  promptRoot?: string;
+  logger?: CloserLogger;
+}
+
+export type ReflectionParse = { ok: true; reflection: ModelReflection } | { ok: false; error: StructuredError };
+"#;
+
+fn invalid(error: InputError) -> JsValue {
+    input_error(&error)
+}
+
+/// Extracts and parses a Reflector answer (insights and bullet tags) from model text.
+#[wasm_bindgen(js_name = parseReflection, unchecked_return_type = "ReflectionParse")]
+pub fn parse_reflection(text: &str) -> Result<JsValue, JsValue> {
+    let answer = Object::new();
+    match parse_structured::<ModelReflection>(text) {
+        Ok(reflection) => {
+            Reflect::set(&answer, &"ok".into(), &JsValue::TRUE)?;
+            Reflect::set(&answer, &"reflection".into(), &to_js(&reflection))?;
+        }
+        Err(error) => {
+            Reflect::set(&answer, &"ok".into(), &JsValue::FALSE)?;
+            Reflect::set(&answer, &"error".into(), &to_js(&error))?;
+        }
+    }
+    Ok(answer.into())
+}
+
+type JsGovernorPorts = Governor<JsQueryFn, JsPromptLoader, JsStore, JsClock>;
+
+/// The container: give the ports once, obtain components with them injected.
+#[wasm_bindgen(js_name = Governor)]
+pub struct JsGovernor {
+    ports: JsGovernorPorts,
+    logger: Option<JsValue>,
+}
+
+/// Wires the host's ports into a container.
+#[wasm_bindgen(js_name = createGovernor)]
+pub fn create_governor(
+    #[wasm_bindgen(unchecked_param_type = "GovernorPorts")] ports: JsValue,
+) -> Result<JsGovernor, JsValue> {
+    if !ports.is_object() {
+        return Err(coded_error(
+            "invalid_port",
+            "",
+            "ports must be an object { llm, store, ... }",
+        ));
+    }
+    let llm = JsQueryFn::from_js(
+        "llm",
+        Reflect::get(&ports, &"llm".into()).unwrap_or(JsValue::UNDEFINED),
+    )?;
+    let store =
+        JsStore::from_js(Reflect::get(&ports, &"store".into()).unwrap_or(JsValue::UNDEFINED))?;
+    let clock = JsClock(optional_function(&ports, "now")?);
+    let loader = JsPromptLoader(optional_function(&ports, "loadPrompt")?);
+    let root = Reflect::get(&ports, &"promptRoot".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    let logger = Reflect::get(&ports, &"logger".into())
+        .ok()
+        .filter(JsValue::is_object);
+    Ok(JsGovernor {
+        ports: Governor::new(llm, loader, store, clock, &root),
+        logger,
+    })
+}
+
+#[wasm_bindgen(js_class = Governor)]
+impl JsGovernor {
+    /// A Reflector with the container's LLM, prompt builder and store injected.
+    pub fn reflector(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ReflectorOptions | undefined")] options: JsValue,
+    ) -> Result<JsReflector, JsValue> {
+        let options: ReflectorOptions = if options.is_undefined() {
+            ReflectorOptions::default()
+        } else {
+            options_from_setup(&options, &[]).map_err(invalid)?
+        };
+        let mut reflector = self.ports.reflector(options);
+        if let Some(logger) = &self.logger {
+            reflector = reflector.with_logger(Rc::new(JsLogger(logger.clone())));
+        }
+        Ok(JsReflector {
+            inner: Rc::new(reflector),
+        })
+    }
+}
+
+type JsBackedReflector = Reflector<JsQueryFn, JsPromptLoader, JsStore>;
+
+/// Turns trajectories into insights and bullet tags (seed 004). Obtain one from `createGovernor(...)`.
+#[wasm_bindgen(js_name = Reflector)]
+pub struct JsReflector {
+    inner: Rc<JsBackedReflector>,
+}
+
+#[wasm_bindgen(js_class = Reflector)]
+impl JsReflector {
+    /// build -> ask -> parse -> tag -> result. Resolves to a ReflectionResult whatever the model does
+    /// (an LLM failure is a result with `error` and no insights); rejects only on malformed input.
+    #[wasm_bindgen(unchecked_return_type = "Promise<ReflectionResult>")]
+    pub fn reflect(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Trajectory")] trajectory: JsValue,
+        ground_truth: String,
+        test_report: String,
+        dataset: Option<String>,
+    ) -> Promise {
+        let trajectory = from_js_valid::<Trajectory>("trajectory", &trajectory).map_err(invalid);
+        let reflector = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let trajectory = trajectory?;
+            let dataset = dataset.unwrap_or_else(|| "default".to_owned());
+            Ok(to_js(
+                &reflector
+                    .reflect(&trajectory, &ground_truth, &test_report, &dataset)
+                    .await,
+            ))
+        })
+    }
+}
+
+/// A playbook that learns: counters, curated deltas, dedup, harm pruning, budget, ACE text, storage.
+#[wasm_bindgen(js_name = Playbook)]
+pub struct JsPlaybook {
+    inner: Rc<RefCell<Playbook>>,
+    /// The stored text it was loaded from (for compare-and-swap on save).
+    loaded: Rc<RefCell<Option<String>>>,
+}
+
+impl JsPlaybook {
+    fn wrap(playbook: Playbook, loaded: Option<String>) -> Self {
+        Self {
+            inner: Rc::new(RefCell::new(playbook)),
+            loaded: Rc::new(RefCell::new(loaded)),
+        }
+    }
+}
+
+fn policy(value: &JsValue) -> Result<PlaybookPolicy, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        Ok(PlaybookPolicy::default())
+    } else {
+        from_js("policy", value).map_err(invalid)
+    }
+}
+
+#[wasm_bindgen(js_class = Playbook)]
+impl JsPlaybook {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> JsPlaybook {
+        Self::wrap(Playbook::default(), None)
+    }
+
+    /// A playbook from its JSON (as `toJSON()` gives it).
+    #[wasm_bindgen(js_name = fromJSON)]
+    pub fn from_json(
+        #[wasm_bindgen(unchecked_param_type = "PlaybookData")] value: JsValue,
+    ) -> Result<JsPlaybook, JsValue> {
+        Ok(Self::wrap(
+            from_js("playbook", &value).map_err(invalid)?,
+            None,
+        ))
+    }
+
+    /// Loads `name` from the store (an empty playbook when none is stored).
+    #[wasm_bindgen(unchecked_return_type = "Promise<Playbook>")]
+    pub fn load(
+        #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
+        name: String,
+    ) -> Result<Promise, JsValue> {
+        let store = JsStore::from_js(store)?;
+        Ok(future_to_promise(async move {
+            let (playbook, text) = load_playbook(&store, &name)
+                .await
+                .map_err(|error| coded_error("store_failed", "", &error.message))?;
+            Ok(Self::wrap(playbook, text).into())
+        }))
+    }
+
+    /// Saves to the store by compare-and-swap against what was loaded; rejects with code `conflict` when
+    /// someone else saved in between.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn save(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
+        name: String,
+    ) -> Result<Promise, JsValue> {
+        let store = JsStore::from_js(store)?;
+        let (playbook, loaded) = (Rc::clone(&self.inner), Rc::clone(&self.loaded));
+        Ok(future_to_promise(async move {
+            let snapshot = playbook.borrow().clone();
+            let previous = loaded.borrow().clone();
+            match save_playbook(&store, &name, &snapshot, previous.as_deref()).await {
+                Ok(true) => {
+                    let (_, text) = load_playbook(&store, &name)
+                        .await
+                        .map_err(|error| coded_error("store_failed", "", &error.message))?;
+                    *loaded.borrow_mut() = text;
+                    Ok(JsValue::UNDEFINED)
+                }
+                Ok(false) => Err(coded_error(
+                    "conflict",
+                    "",
+                    "the stored playbook changed since it was loaded; load it again",
+                )),
+                Err(error) => Err(coded_error("store_failed", "", &error.message)),
+            }
+        }))
+    }
+
+    /// Counts each bullet tag of a reflection; returns the ids of unknown bullets (not counted).
+    #[wasm_bindgen(js_name = applyReflection)]
+    pub fn apply_reflection(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ReflectionResult")] result: JsValue,
+    ) -> Result<Vec<String>, JsValue> {
+        let result: ReflectionResult = from_js_valid("result", &result).map_err(invalid)?;
+        Ok(self.inner.borrow_mut().apply_reflection(&result))
+    }
+
+    /// The Curator: delta operations for these insights (op ids `{reflectionId}/{index}`).
+    #[wasm_bindgen(unchecked_return_type = "DeltaOp[]")]
+    pub fn curate(
+        &self,
+        reflection_id: String,
+        #[wasm_bindgen(unchecked_param_type = "Insight[]")] insights: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let insights: Vec<Insight> = from_js("insights", &insights).map_err(invalid)?;
+        Ok(to_js(&curate(
+            &self.inner.borrow(),
+            &reflection_id,
+            &insights,
+        )))
+    }
+
+    /// Applies delta operations one by one: the report lists applied, replayed and rejected (with reasons).
+    #[wasm_bindgen(js_name = applyDeltas, unchecked_return_type = "DeltaReport")]
+    pub fn apply_deltas(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "DeltaOp[]")] ops: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let ops: Vec<DeltaOp> = from_js("ops", &ops).map_err(invalid)?;
+        Ok(to_js(&apply_deltas(&mut self.inner.borrow_mut(), &ops)))
+    }
+
+    /// Merges near-identical bullets; returns the ids merged away.
+    pub fn dedup(&self) -> Vec<String> {
+        self.inner.borrow_mut().dedup()
+    }
+
+    /// Removes bullets whose harmful count dominates; returns their ids.
+    #[wasm_bindgen(js_name = pruneHarmful)]
+    pub fn prune_harmful(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "PlaybookPolicy | undefined")] policy_value: JsValue,
+    ) -> Result<Vec<String>, JsValue> {
+        Ok(self
+            .inner
+            .borrow_mut()
+            .prune_harmful(&policy(&policy_value)?))
+    }
+
+    /// Keeps the rendered playbook within the size budget, removing the lowest net scores first.
+    #[wasm_bindgen(js_name = enforceBudget)]
+    pub fn enforce_budget(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "PlaybookPolicy | undefined")] policy_value: JsValue,
+    ) -> Result<Vec<String>, JsValue> {
+        Ok(self
+            .inner
+            .borrow_mut()
+            .enforce_budget(&policy(&policy_value)?))
+    }
+
+    /// The ACE text form.
+    pub fn render(&self) -> String {
+        self.inner.borrow().render()
+    }
+
+    /// The whole playbook as plain data (bullets, version, applied op ids, audit log).
+    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "PlaybookData")]
+    pub fn to_json(&self) -> JsValue {
+        to_js(&*self.inner.borrow())
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn version(&self) -> f64 {
+        self.inner.borrow().version as f64
+    }
+}
+
+impl Default for JsPlaybook {
+    fn default() -> Self {
+        Self::new()
+    }
+}
