@@ -55,7 +55,7 @@ async fn a_failing_llm_gives_a_result_with_the_error() {
     assert!(text(&result, "error").contains("offline"));
     assert_eq!(js_sys::Array::from(&get(&result, "insights")).length(), 0);
     let error = resolve(governor.reflector(JsValue::UNDEFINED).unwrap().reflect(
-        js("{ query: '' }"),
+        js("{ query: ' ', generated_result: 'x' }"),
         "".into(),
         "".into(),
         None,
