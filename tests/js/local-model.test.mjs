@@ -3,7 +3,7 @@
 // and validated, the result is typed. Never the verdict.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { Closer, MemoryStore, Watcher, openAICompatible, personaCatalog, pickWatcherPersona } from "agent-governor";
+import { Closer, MemoryStore, Playbook, Watcher, createGovernor, openAICompatible, personaCatalog, pickWatcherPersona } from "agent-governor";
 import { startModelServer } from "../../scripts/local-llm/server.mjs";
 import { startServer } from "../../scripts/serve.mjs";
 import { launchChromium } from "./helpers.mjs";
@@ -98,4 +98,33 @@ test("Node: the Watcher reviews through the local model; the verdict is typed an
   const ledger = await watcher.ledger();
   assert.equal(ledger.length, 1);
   assert.equal(ledger[0].verdict, output.pass);
+});
+
+test("Node: the Reflector analyses a trajectory through the local model; the result is typed", { timeout: 240_000 }, async () => {
+  const client = openAICompatible({ baseUrl: model.url, model: model.model, timeoutMs: 200_000 });
+  const replies = [];
+  const llm = async (prompt, options) => {
+    const reply = await client(prompt, options);
+    replies.push(reply);
+    return reply;
+  };
+  const store = new MemoryStore();
+  const playbook = new Playbook();
+  playbook.applyDeltas([{ op_id: "seed/0", op: "ADD", section: "apis", content: "Read every page of a list." }]);
+  await playbook.save(store, "default");
+  const result = await createGovernor({ llm, store }).reflector().reflect(
+    { query: "Total of May invoices?", generated_result: "1250", reasoning_steps: ["read page 1"], used_bullet_ids: ["b-0001"] },
+    "2730.50",
+    "total: FAILED",
+    "appworld",
+  );
+  assert.ok(replies.length >= 1, "the model was asked");
+  assert.equal(replies[0].error, null, `the endpoint answered: ${replies[0].error}`);
+  assert.equal(result.error, null, `the analysis parsed and validated: ${result.error}`);
+  assert.ok(Array.isArray(result.insights));
+  for (const insight of result.insights) assert.equal(typeof insight.key_insight, "string");
+  for (const evaluation of result.bullet_evaluations) {
+    assert.equal(evaluation.bullet_id, "b-0001", "only the used bullet is tagged");
+    assert.ok(["helpful", "harmful", "neutral"].includes(evaluation.tag));
+  }
 });

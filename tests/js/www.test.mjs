@@ -56,7 +56,7 @@ test("declining issues nothing and applies nothing", async () => {
   await page.close();
 });
 
-test("the Closer and Watcher demos ask the configured endpoint and show their verdicts", async () => {
+test("the Closer, Watcher and Reflector demos ask the configured endpoint and show their results", async () => {
   const fake = await startFakeLlm(0);
   const llmServer = await startServer(0, { llm: { url: `http://127.0.0.1:${fake.address().port}/ok/v1`, model: "scripted" } });
   try {
@@ -72,6 +72,13 @@ test("the Closer and Watcher demos ask the configured endpoint and show their ve
     await page.click("#review");
     await page.waitForSelector("#watcher-verdict[data-pass=true]");
     assert.match(await page.textContent("#watcher-log"), /^## Persona declaration/);
+    await page.waitForSelector("body[data-reflector-ready=true]");
+    assert.match(await page.textContent("#playbook-before"), /\[b-0002\] helpful=0 harmful=0 :: One page of results/);
+    await page.click("#reflect");
+    await page.waitForSelector("#reflection-status[data-done=true]");
+    const after = await page.textContent("#playbook-after");
+    assert.match(after, /\[b-0002\] helpful=0 harmful=1 :: One page of results/);
+    assert.match(after, /## lessons\n\[b-0003\] helpful=0 harmful=0 :: Read every page of a list before summing\./);
     await page.close();
   } finally {
     llmServer.close();

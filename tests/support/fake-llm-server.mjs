@@ -33,6 +33,12 @@ function closerAnswer(request, body) {
   const hasSchema = typeof body.response_format?.json_schema?.schema?.properties?.checklist === "object";
   const summary = `model=${body.model};strict=${strict};schema=${hasSchema};auth=${request.headers.authorization ?? ""};extra=${request.headers["x-extra"] ?? ""}`;
   if (body.response_format?.json_schema?.name === "watcher_verdict") return watcherAnswer(summary);
+  if (body.response_format?.json_schema?.name === "reflection") {
+    return JSON.stringify({
+      insights: [{ reasoning: summary, error_identification: "stopped at page 1", root_cause_analysis: "no pagination", correct_approach: "read every page", key_insight: "Read every page of a list before summing." }],
+      bullet_evaluations: [{ bullet_id: "b-0001", tag: "neutral", reason: "not the issue" }, { bullet_id: "b-0002", tag: "harmful", reason: "caused the wrong total" }],
+    });
+  }
   return JSON.stringify({
     checklist: [{ id: "impl", description: "implementation", completed: true, evidence: "seen" }],
     allComplete: true,

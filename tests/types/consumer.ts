@@ -1,5 +1,9 @@
 // Compiled with `tsc --noEmit --strict`: the shipped declarations describe the API a TypeScript user sees.
 import {
+  Playbook,
+  createGovernor,
+  type DeltaReport,
+  type ReflectionResult,
   Watcher,
   pickWatcherPersona,
   personaCatalog,
@@ -99,4 +103,18 @@ export async function review(): Promise<string> {
     (issues, round) => ({ status: "done", artifacts: issues.slice(0, round), execution_log: "", persona_applied: null }),
   );
   return `${output.pass} ${pick.report.score} ${protocol.escalation?.to ?? "agreed"}`;
+}
+
+export async function learn(): Promise<string> {
+  const store = new MemoryStore();
+  const governor = createGovernor({ llm: () => ({ structuredOutput: { insights: [], bullet_evaluations: [] } }), store });
+  const result: ReflectionResult = await governor
+    .reflector({ rounds: 2, earlyStop: true })
+    .reflect({ query: "q", generated_result: "r", reasoning_steps: [], used_bullet_ids: [] }, "truth", "report", "default");
+  const playbook = await Playbook.load(store, "default");
+  playbook.applyReflection(result);
+  const report: DeltaReport = playbook.applyDeltas(playbook.curate("r-1", result.insights));
+  playbook.enforceBudget({ maxChars: 4000 });
+  await playbook.save(store, "default");
+  return `${report.applied.length} ${playbook.version} ${playbook.render().length} ${result.error ?? ""}`;
 }
