@@ -92,7 +92,7 @@ pub struct AuditEntry {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, Tsify)]
-#[tsify(type_suffix = "Data")]
+#[tsify(rename = "PlaybookData")]
 #[serde(deny_unknown_fields)]
 pub struct Playbook {
     /// Increases with every applied change.

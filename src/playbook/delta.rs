@@ -31,7 +31,10 @@ pub enum DeltaKind {
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+/// One delta: an op id plus the operation's fields (`{ op_id, op: "ADD", section, content }`). Its
+/// TypeScript type is declared by hand (`{ op_id: string } & DeltaKind`): a flattened union has no
+/// interface form.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeltaOp {
     /// Unique per op: applying the same id twice changes nothing the second time.
     pub op_id: String,

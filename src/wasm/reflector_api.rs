@@ -32,6 +32,8 @@ export interface GovernorPorts {
   logger?: CloserLogger;
 }
 
+export type DeltaOp = { op_id: string } & DeltaKind;
+
 export type ReflectionParse = { ok: true; reflection: ModelReflection } | { ok: false; error: StructuredError };
 "#;
 
