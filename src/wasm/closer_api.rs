@@ -188,6 +188,14 @@ pub struct JsCloser {
     inner: Rc<JsBackedCloser>,
 }
 
+impl JsCloser {
+    pub(crate) fn wrap(closer: JsBackedCloser) -> Self {
+        Self {
+            inner: Rc::new(closer),
+        }
+    }
+}
+
 #[wasm_bindgen(js_class = Closer)]
 impl JsCloser {
     #[wasm_bindgen(constructor)]

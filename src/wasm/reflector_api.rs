@@ -3,6 +3,7 @@
 use super::convert::{from_js, from_js_valid, options_from_setup, to_js};
 use super::errors::{coded_error, input_error};
 use super::ports::{JsClock, JsLogger, JsPromptLoader, JsQueryFn, JsStore, optional_function};
+use crate::closer::CloserOptions;
 use crate::governor::Governor;
 use crate::input::InputError;
 use crate::llm::parse_structured;
@@ -12,6 +13,7 @@ use crate::playbook::{DeltaOp, Playbook, PlaybookPolicy, curate};
 use crate::reflector::{
     Insight, ModelReflection, ReflectionResult, Reflector, ReflectorOptions, Trajectory,
 };
+use crate::watcher::WatcherOptions;
 use js_sys::{Object, Promise, Reflect};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -102,6 +104,32 @@ pub fn create_governor(
 
 #[wasm_bindgen(js_class = Governor)]
 impl JsGovernor {
+    /// A Closer reading prompts through the container's `loadPrompt` (pass the QueryFn to `check`).
+    pub fn closer(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "CloserOptions")] options: JsValue,
+    ) -> Result<super::closer_api::JsCloser, JsValue> {
+        let options: CloserOptions = options_from_setup(&options, &[]).map_err(invalid)?;
+        let mut closer = self.ports.closer(options);
+        if let Some(logger) = &self.logger {
+            closer = closer.with_logger(Rc::new(JsLogger(logger.clone())));
+        }
+        Ok(super::closer_api::JsCloser::wrap(closer))
+    }
+
+    /// A Watcher keeping its Learning Ledger in the container's store.
+    pub fn watcher(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "WatcherOptions")] options: JsValue,
+    ) -> Result<super::watcher_api::JsWatcher, JsValue> {
+        let options: WatcherOptions = options_from_setup(&options, &[]).map_err(invalid)?;
+        let mut watcher = self.ports.watcher(options);
+        if let Some(logger) = &self.logger {
+            watcher = watcher.with_logger(Rc::new(JsLogger(logger.clone())));
+        }
+        Ok(super::watcher_api::JsWatcher::wrap(watcher))
+    }
+
     /// A Reflector with the container's LLM, prompt builder and store injected.
     pub fn reflector(
         &self,

@@ -121,6 +121,14 @@ pub struct JsWatcher {
     inner: Rc<JsBackedWatcher>,
 }
 
+impl JsWatcher {
+    pub(crate) fn wrap(watcher: JsBackedWatcher) -> Self {
+        Self {
+            inner: Rc::new(watcher),
+        }
+    }
+}
+
 #[wasm_bindgen(js_class = Watcher)]
 impl JsWatcher {
     #[wasm_bindgen(constructor)]

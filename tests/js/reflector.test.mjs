@@ -90,3 +90,19 @@ test("the playbook's rules: rejected ops with reasons, replays, harm pruning, bu
   assert.ok(playbook.toJSON().audit.some((entry) => entry.action === "PRUNE_HARMFUL"));
   assert.equal(parseReflection('{"insights": [], "bullet_evaluations": [{"bullet_id": "b", "tag": "meh", "reason": ""}]}').error.path, "bullet_evaluations[0].tag");
 });
+
+test("the container also gives the Closer and the Watcher, with its ports injected", async () => {
+  const store = new MemoryStore();
+  const llm = () => ({ structuredOutput: { checklist: [{ id: "a", description: "a", completed: true, evidence: null }], allComplete: true, summary: "done", pendingActions: [], confidence: 0.9 } });
+  const files = { "/w/.agent/a/prompts/steps/complete/task/f_default.md": "Host prompt: {{ input }}" };
+  const governor = createGovernor({ llm, store, loadPrompt: (path) => files[path] ?? null });
+  const closer = governor.closer({ workingDir: "/w", agentId: "a" });
+  const result = await closer.check({ structuredOutput: { x: 1 }, stepId: "s", c3l: { c2: "complete", c3: "task" } }, llm);
+  assert.equal(result.complete, true);
+  assert.equal(result.promptPath, "/w/.agent/a/prompts/steps/complete/task/f_default.md");
+  const watcher = governor.watcher({ agentId: "a" });
+  await watcher.inspect({ executor_result: null, original_request: "r", persona: null, executor_persona: null }, llm);
+  const ledger = await watcher.ledger();
+  assert.equal(ledger.length, 1);
+  assert.ok((await store.get("ledger/watcher/000000000000")) !== undefined, "the ledger is in the container's store");
+});
