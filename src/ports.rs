@@ -74,6 +74,7 @@ pub trait PromptLoader {
 }
 
 /// A loader with no files: only the embedded defaults are used.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct NoPromptFiles;
 
 impl PromptLoader for NoPromptFiles {

@@ -805,3 +805,47 @@ impl TestAccess for Playbook {
         self.bullets.iter_mut().find(|b| b.id == id).unwrap()
     }
 }
+
+// ---- requirement 9: the container ----
+
+#[test]
+fn req_9_1_and_9_2_the_container_gives_a_reflector_with_the_llm_and_the_store_injected() {
+    use agent_governor::governor::Governor;
+    let store = store_with(&seeded_playbook());
+    let model = std::rc::Rc::new(ScriptedModel::answering(vec![Ok(
+        json!({ "insights": [insight("k")], "bullet_evaluations": [tag("b-0001", "helpful")] }),
+    )]));
+    let governor = Governor::new(
+        SharedModel(model.clone()),
+        NoPromptFiles,
+        store.clone(),
+        support::FixedClock::at(0),
+        "",
+    );
+    let result = run(governor.reflector(ReflectorOptions::default()).reflect(
+        &trajectory(&["b-0001"]),
+        "",
+        "",
+        "default",
+    ));
+    assert_eq!(result.error, None);
+    assert_eq!(
+        model.prompts.borrow().len(),
+        1,
+        "the injected LLM was asked"
+    );
+    assert!(
+        model.prompts.borrow()[0]
+            .contains("[b-0001] helpful=0 harmful=0 :: Always paginate list endpoints."),
+        "bullets read from the injected store"
+    );
+}
+
+#[derive(Clone)]
+struct SharedModel(std::rc::Rc<ScriptedModel>);
+
+impl Llm for SharedModel {
+    async fn query(&self, prompt: &str, options: &QueryOptions) -> Result<QueryReply, PortError> {
+        self.0.query(prompt, options).await
+    }
+}
