@@ -1,7 +1,9 @@
 //! The Closer API exported to JavaScript.
 
-use super::convert::{from_js, from_js_valid, options_from_setup, to_js, to_json_text};
-use super::errors::{coded_error, input_error};
+use super::convert::{
+    from_js, from_js_valid, options_from_setup, parse_outcome, to_js, to_json_text,
+};
+use super::errors::{coded_error, invalid};
 use super::ports::{JsLogger, JsPromptLoader, JsQueryFn, optional_function};
 use crate::closer::handler::{DEFAULT_MAX_ITERATIONS, NextCheck};
 use crate::closer::{
@@ -69,10 +71,6 @@ export interface StrictSchema {
 }
 "#;
 
-fn invalid(error: crate::input::InputError) -> JsValue {
-    input_error(&error)
-}
-
 /// complete = allComplete && confidence >= threshold, failing closed on inconsistency and failed required facts.
 #[wasm_bindgen(js_name = decideCompletion, unchecked_return_type = "CompletionDecision")]
 pub fn decide(
@@ -91,18 +89,7 @@ pub fn decide(
 /// Extracts and parses a Closer answer from model text: `{ ok: true, output }` or `{ ok: false, error }`.
 #[wasm_bindgen(js_name = parseCloserOutput, unchecked_return_type = "CloserParseResult")]
 pub fn parse_closer_output(text: &str) -> Result<JsValue, JsValue> {
-    let answer = Object::new();
-    match parse_structured::<CloserStructuredOutput>(text) {
-        Ok(output) => {
-            Reflect::set(&answer, &"ok".into(), &JsValue::TRUE)?;
-            Reflect::set(&answer, &"output".into(), &to_js(&output))?;
-        }
-        Err(error) => {
-            Reflect::set(&answer, &"ok".into(), &JsValue::FALSE)?;
-            Reflect::set(&answer, &"error".into(), &to_js(&error))?;
-        }
-    }
-    Ok(answer.into())
+    parse_outcome(parse_structured::<CloserStructuredOutput>(text), "output")
 }
 
 /// The strict JSON Schema of the Closer's answer.

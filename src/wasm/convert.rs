@@ -69,3 +69,18 @@ pub fn to_js<T: Serialize>(value: &T) -> JsValue {
         .serialize(&serializer)
         .unwrap_or_else(|error| super::errors::coded_error("internal", "", &error.to_string()))
 }
+
+/// A model-text parse as data: `{ ok: true, [key]: value }` or `{ ok: false, error }`.
+pub fn parse_outcome<T: Serialize>(
+    parsed: Result<T, crate::llm::StructuredError>,
+    key: &str,
+) -> Result<JsValue, JsValue> {
+    let answer = js_sys::Object::new();
+    let (ok, name, value) = match parsed {
+        Ok(value) => (true, key, to_js(&value)),
+        Err(error) => (false, "error", to_js(&error)),
+    };
+    js_sys::Reflect::set(&answer, &"ok".into(), &JsValue::from(ok))?;
+    js_sys::Reflect::set(&answer, &name.into(), &value)?;
+    Ok(answer.into())
+}

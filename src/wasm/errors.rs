@@ -18,6 +18,11 @@ pub fn input_error(error: &InputError) -> JsValue {
     coded_error(error.code.as_str(), &error.path, &error.to_string())
 }
 
+/// `input_error` for use in `map_err`.
+pub fn invalid(error: InputError) -> JsValue {
+    input_error(&error)
+}
+
 /// The text of a thrown JS value: an Error's message, a string as is, anything else described.
 pub fn thrown_message(value: &JsValue) -> String {
     if let Some(error) = value.dyn_ref::<Error>() {

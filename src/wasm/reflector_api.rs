@@ -1,11 +1,10 @@
 //! The Reflector, the Playbook and the `createGovernor` container, exported to JavaScript.
 
-use super::convert::{from_js, from_js_valid, options_from_setup, to_js};
-use super::errors::{coded_error, input_error};
+use super::convert::{from_js, from_js_valid, options_from_setup, parse_outcome, to_js};
+use super::errors::{coded_error, invalid};
 use super::ports::{JsClock, JsLogger, JsPromptLoader, JsQueryFn, JsStore, optional_function};
 use crate::closer::CloserOptions;
 use crate::governor::Governor;
-use crate::input::InputError;
 use crate::llm::parse_structured;
 use crate::playbook::delta::apply_deltas;
 use crate::playbook::storage::{load_playbook, save_playbook};
@@ -14,7 +13,7 @@ use crate::reflector::{
     Insight, ModelReflection, ReflectionResult, Reflector, ReflectorOptions, Trajectory,
 };
 use crate::watcher::WatcherOptions;
-use js_sys::{Object, Promise, Reflect};
+use js_sys::{Promise, Reflect};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -39,25 +38,10 @@ export type DeltaOp = { op_id: string } & DeltaKind;
 export type ReflectionParse = { ok: true; reflection: ModelReflection } | { ok: false; error: StructuredError };
 "#;
 
-fn invalid(error: InputError) -> JsValue {
-    input_error(&error)
-}
-
 /// Extracts and parses a Reflector answer (insights and bullet tags) from model text.
 #[wasm_bindgen(js_name = parseReflection, unchecked_return_type = "ReflectionParse")]
 pub fn parse_reflection(text: &str) -> Result<JsValue, JsValue> {
-    let answer = Object::new();
-    match parse_structured::<ModelReflection>(text) {
-        Ok(reflection) => {
-            Reflect::set(&answer, &"ok".into(), &JsValue::TRUE)?;
-            Reflect::set(&answer, &"reflection".into(), &to_js(&reflection))?;
-        }
-        Err(error) => {
-            Reflect::set(&answer, &"ok".into(), &JsValue::FALSE)?;
-            Reflect::set(&answer, &"error".into(), &to_js(&error))?;
-        }
-    }
-    Ok(answer.into())
+    parse_outcome(parse_structured::<ModelReflection>(text), "reflection")
 }
 
 type JsGovernorPorts = Governor<JsQueryFn, JsPromptLoader, JsStore, JsClock>;

@@ -1,11 +1,10 @@
 //! The Watcher API exported to JavaScript.
 
-use super::convert::{from_js, from_js_valid, options_from_setup, to_js};
-use super::errors::{coded_error, input_error};
+use super::convert::{from_js, from_js_valid, options_from_setup, parse_outcome, to_js};
+use super::errors::{coded_error, invalid};
 use super::ports::{
     JsClock, JsExecutorRerun, JsLogger, JsPromptLoader, JsQueryFn, JsStore, optional_function,
 };
-use crate::input::InputError;
 use crate::llm::parse_structured;
 use crate::watcher::ledger::read_entries;
 use crate::watcher::{
@@ -41,10 +40,6 @@ export interface PersonaPick {
   report: DivergenceReport;
 }
 "#;
-
-fn invalid(error: InputError) -> JsValue {
-    input_error(&error)
-}
 
 fn optional_persona(path: &str, value: &JsValue) -> Result<Option<Persona>, JsValue> {
     if value.is_undefined() || value.is_null() {
@@ -99,18 +94,7 @@ pub fn pick(executor: JsValue, candidates: JsValue) -> Result<JsValue, JsValue> 
 /// Extracts and parses a Watcher verdict from model text.
 #[wasm_bindgen(js_name = parseWatcherVerdict, unchecked_return_type = "WatcherVerdictParse")]
 pub fn parse_verdict(text: &str) -> Result<JsValue, JsValue> {
-    let answer = Object::new();
-    match parse_structured::<ModelVerdict>(text) {
-        Ok(verdict) => {
-            Reflect::set(&answer, &"ok".into(), &JsValue::TRUE)?;
-            Reflect::set(&answer, &"verdict".into(), &to_js(&verdict))?;
-        }
-        Err(error) => {
-            Reflect::set(&answer, &"ok".into(), &JsValue::FALSE)?;
-            Reflect::set(&answer, &"error".into(), &to_js(&error))?;
-        }
-    }
-    Ok(answer.into())
+    parse_outcome(parse_structured::<ModelVerdict>(text), "verdict")
 }
 
 type JsBackedWatcher = Watcher<JsPromptLoader, JsStore, JsClock>;
