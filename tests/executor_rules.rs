@@ -787,3 +787,43 @@ fn json_contract_gives_a_verdict_for_valid_input() {
         json!({ "verdict": "rejected", "phase": "not_found", "reason": "x" })
     );
 }
+
+#[test]
+fn a_human_reconciles_an_in_flight_confirmation_either_way() {
+    use agent_governor::executor::{StorageError, reconcile_in_flight};
+    for (applied, state) in [
+        (true, ConfirmationState::Consumed),
+        (false, ConfirmationState::Approved),
+    ] {
+        let approval = confirmation("c-1", "node-1");
+        let world = World::new(&[&approval]);
+        world.skill.script(Err(PortError::new("socket hang up")));
+        execute(&world, &request_for(&approval));
+        assert_eq!(
+            world.store.confirmation("c-1").state(),
+            ConfirmationState::InFlight
+        );
+        let settled = run(reconcile_in_flight(
+            &world.store,
+            "c-1",
+            applied,
+            confirmed_at_ms(),
+        ))
+        .unwrap();
+        assert_eq!(settled.state(), state);
+        assert_eq!(world.store.confirmation("c-1").state(), state);
+        let again = run(reconcile_in_flight(
+            &world.store,
+            "c-1",
+            applied,
+            confirmed_at_ms(),
+        ))
+        .unwrap_err();
+        assert_eq!(again, StorageError::NotInFlight(state));
+    }
+    let world = World::new(&[]);
+    assert_eq!(
+        run(reconcile_in_flight(&world.store, "nope", true, 0)).unwrap_err(),
+        StorageError::NotFound
+    );
+}

@@ -31,4 +31,4 @@ pub use request::{ApplyRequest, ExecutorRequest, RequestedApply, Source};
 pub use result::{ExecutorResult, Outcome};
 pub use run::Executor;
 pub use signature::{KeyRing, Signer};
-pub use storage::{StorageError, cancel_confirmation, save_confirmation};
+pub use storage::{StorageError, cancel_confirmation, reconcile_in_flight, save_confirmation};

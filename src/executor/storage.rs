@@ -14,6 +14,8 @@ pub enum StorageError {
     NotFound,
     /// It can no longer be cancelled (consumed, in flight, invalidated, already cancelled).
     NotCancellable(ConfirmationState),
+    /// Only an in-flight confirmation can be reconciled.
+    NotInFlight(ConfirmationState),
     /// The stored record changed concurrently; nothing was written.
     Conflict,
     /// The record in the store does not parse.
@@ -29,6 +31,12 @@ impl fmt::Display for StorageError {
             Self::NotFound => f.write_str("no confirmation with this id"),
             Self::NotCancellable(state) => {
                 write!(f, "the confirmation cannot be cancelled in state {state:?}")
+            }
+            Self::NotInFlight(state) => {
+                write!(
+                    f,
+                    "only an in-flight confirmation can be reconciled; it is {state:?}"
+                )
             }
             Self::Conflict => {
                 f.write_str("the confirmation changed concurrently; nothing was written")
@@ -46,6 +54,7 @@ impl StorageError {
             Self::AlreadyExists => "already_exists",
             Self::NotFound => "not_found",
             Self::NotCancellable(_) => "not_cancellable",
+            Self::NotInFlight(_) => "not_in_flight",
             Self::Conflict => "conflict",
             Self::Malformed(_) => "malformed_record",
             Self::Port(_) => "store_failed",
@@ -65,6 +74,43 @@ pub async fn save_confirmation(
     {
         Ok(true) => Ok(()),
         Ok(false) => Err(StorageError::AlreadyExists),
+        Err(error) => Err(StorageError::Port(error.message)),
+    }
+}
+
+/// A human settles an in-flight confirmation (an Apply whose fate was unknown) after checking the node:
+/// `applied` true -> consumed (it happened), false -> approved again (it did not; usable once more).
+pub async fn reconcile_in_flight(
+    store: &impl Store,
+    confirmation_id: &str,
+    applied: bool,
+    now: crate::timestamp::EpochMillis,
+) -> Result<Confirmation, StorageError> {
+    let key = store_key(confirmation_id);
+    let text = match store.get(&key).await {
+        Ok(Some(text)) => text,
+        Ok(None) => return Err(StorageError::NotFound),
+        Err(error) => return Err(StorageError::Port(error.message)),
+    };
+    let confirmation = parse_valid_json_str::<Confirmation>(&text)
+        .map_err(|error| StorageError::Malformed(error.to_string()))?;
+    if confirmation.state() != ConfirmationState::InFlight {
+        return Err(StorageError::NotInFlight(confirmation.state()));
+    }
+    let settled = if applied {
+        confirmation.committed(now)
+    } else {
+        Confirmation {
+            in_flight_at: None,
+            ..confirmation
+        }
+    };
+    match store
+        .compare_and_swap(&key, Some(&text), &to_json_string(&settled))
+        .await
+    {
+        Ok(true) => Ok(settled),
+        Ok(false) => Err(StorageError::Conflict),
         Err(error) => Err(StorageError::Port(error.message)),
     }
 }

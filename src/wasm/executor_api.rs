@@ -97,6 +97,26 @@ pub fn cancel(
     }))
 }
 
+/// A human settles an in-flight confirmation after checking the node: `applied` true marks it consumed,
+/// false makes it usable again. Rejects with `not_in_flight` for any other state.
+#[wasm_bindgen(js_name = reconcileConfirmation, unchecked_return_type = "Promise<Confirmation>")]
+pub fn reconcile(
+    #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
+    confirmation_id: String,
+    applied: bool,
+    now: Option<f64>,
+) -> Result<Promise, JsValue> {
+    let store = JsStore::from_js(store)?;
+    let now = millis_from_host("now", now.unwrap_or_else(js_sys::Date::now))
+        .map_err(|error| input_error(&error))?;
+    Ok(future_to_promise(async move {
+        crate::executor::reconcile_in_flight(&store, &confirmation_id, applied, now)
+            .await
+            .map(|c| to_js(&c))
+            .map_err(|error| storage_error(&error))
+    }))
+}
+
 /// Route A: a human applies directly from the UI, with the confirmation they just issued.
 #[wasm_bindgen(js_name = applyDirectly, unchecked_return_type = "Promise<DirectApplyResult>")]
 pub fn direct(

@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { test } from "node:test";
 import * as governor from "agent-governor";
 
-const { Executor, MemoryStore, applyDirectly, cancelConfirmation, checkConfirmation, issueConfirmation, requestFor, saveConfirmation } =
+const { Executor, MemoryStore, applyDirectly, cancelConfirmation, checkConfirmation, issueConfirmation, reconcileConfirmation, requestFor, saveConfirmation } =
   governor;
 
 const signer = { keyId: "approver", secret: "0123456789abcdef0123456789abcdef-approval" };
@@ -158,4 +158,24 @@ test("bad input of any shape is a typed error, never a trap", async () => {
   const store = new MemoryStore();
   const confirmation = await approved(store);
   assert.equal((await new Executor({ store, skill: fakeSkill(), keys }).execute(requestFor(confirmation))).outcome, "applied");
+});
+
+test("an Apply with an unknown fate stays in_flight until a human reconciles it", async () => {
+  const store = new MemoryStore();
+  const skill = fakeSkill();
+  skill.apply = async () => {
+    throw new Error("connection reset");
+  };
+  const executor = new Executor({ store, skill, keys });
+  const confirmation = await approved(store);
+  const first = await executor.execute(requestFor(confirmation));
+  assert.equal(first.confirmation_state, "in_flight");
+  const blocked = await executor.execute(requestFor(confirmation));
+  assert.equal(blocked.rejection.phase, "in_flight");
+  const settled = await reconcileConfirmation(store, confirmation.confirmation_id, false);
+  assert.equal(settled.in_flight_at, null);
+  await assert.rejects(reconcileConfirmation(store, confirmation.confirmation_id, true), { code: "not_in_flight" });
+  const working = fakeSkill();
+  const retried = await new Executor({ store, skill: working, keys }).execute(requestFor(confirmation));
+  assert.equal(retried.outcome, "applied", "a human's decision made it usable again");
 });
