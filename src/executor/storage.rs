@@ -78,6 +78,37 @@ pub async fn save_confirmation(
     }
 }
 
+/// Loads a confirmation, requires it to be in `expected` (else `refused(state)`), and replaces it with
+/// `next(confirmation)` by compare-and-swap against the exact text loaded.
+async fn transition(
+    store: &impl Store,
+    confirmation_id: &str,
+    expected: ConfirmationState,
+    refused: fn(ConfirmationState) -> StorageError,
+    next: impl FnOnce(Confirmation) -> Confirmation,
+) -> Result<Confirmation, StorageError> {
+    let key = store_key(confirmation_id);
+    let text = match store.get(&key).await {
+        Ok(Some(text)) => text,
+        Ok(None) => return Err(StorageError::NotFound),
+        Err(error) => return Err(StorageError::Port(error.message)),
+    };
+    let confirmation = parse_valid_json_str::<Confirmation>(&text)
+        .map_err(|error| StorageError::Malformed(error.to_string()))?;
+    if confirmation.state() != expected {
+        return Err(refused(confirmation.state()));
+    }
+    let changed = next(confirmation);
+    match store
+        .compare_and_swap(&key, Some(&text), &to_json_string(&changed))
+        .await
+    {
+        Ok(true) => Ok(changed),
+        Ok(false) => Err(StorageError::Conflict),
+        Err(error) => Err(StorageError::Port(error.message)),
+    }
+}
+
 /// A human settles an in-flight confirmation (an Apply whose fate was unknown) after checking the node:
 /// `applied` true -> consumed (it happened), false -> approved again (it did not; usable once more).
 pub async fn reconcile_in_flight(
@@ -86,33 +117,23 @@ pub async fn reconcile_in_flight(
     applied: bool,
     now: crate::timestamp::EpochMillis,
 ) -> Result<Confirmation, StorageError> {
-    let key = store_key(confirmation_id);
-    let text = match store.get(&key).await {
-        Ok(Some(text)) => text,
-        Ok(None) => return Err(StorageError::NotFound),
-        Err(error) => return Err(StorageError::Port(error.message)),
-    };
-    let confirmation = parse_valid_json_str::<Confirmation>(&text)
-        .map_err(|error| StorageError::Malformed(error.to_string()))?;
-    if confirmation.state() != ConfirmationState::InFlight {
-        return Err(StorageError::NotInFlight(confirmation.state()));
-    }
-    let settled = if applied {
-        confirmation.committed(now)
-    } else {
-        Confirmation {
-            in_flight_at: None,
-            ..confirmation
-        }
-    };
-    match store
-        .compare_and_swap(&key, Some(&text), &to_json_string(&settled))
-        .await
-    {
-        Ok(true) => Ok(settled),
-        Ok(false) => Err(StorageError::Conflict),
-        Err(error) => Err(StorageError::Port(error.message)),
-    }
+    transition(
+        store,
+        confirmation_id,
+        ConfirmationState::InFlight,
+        StorageError::NotInFlight,
+        |confirmation| {
+            if applied {
+                confirmation.committed(now)
+            } else {
+                Confirmation {
+                    in_flight_at: None,
+                    ..confirmation
+                }
+            }
+        },
+    )
+    .await
 }
 
 /// A human withdraws an approval that has not been used (seed 003 step 3b).
@@ -120,24 +141,12 @@ pub async fn cancel_confirmation(
     store: &impl Store,
     confirmation_id: &str,
 ) -> Result<Confirmation, StorageError> {
-    let key = store_key(confirmation_id);
-    let text = match store.get(&key).await {
-        Ok(Some(text)) => text,
-        Ok(None) => return Err(StorageError::NotFound),
-        Err(error) => return Err(StorageError::Port(error.message)),
-    };
-    let confirmation = parse_valid_json_str::<Confirmation>(&text)
-        .map_err(|error| StorageError::Malformed(error.to_string()))?;
-    if confirmation.state() != ConfirmationState::Approved {
-        return Err(StorageError::NotCancellable(confirmation.state()));
-    }
-    let cancelled = confirmation.cancelled();
-    match store
-        .compare_and_swap(&key, Some(&text), &to_json_string(&cancelled))
-        .await
-    {
-        Ok(true) => Ok(cancelled),
-        Ok(false) => Err(StorageError::Conflict),
-        Err(error) => Err(StorageError::Port(error.message)),
-    }
+    transition(
+        store,
+        confirmation_id,
+        ConfirmationState::Approved,
+        StorageError::NotCancellable,
+        |confirmation| confirmation.cancelled(),
+    )
+    .await
 }

@@ -16,6 +16,18 @@ after(async () => {
   await model?.close();
 });
 
+/** The built-in client against the local model, keeping every reply so a test can see the request was made. */
+function recordingClient() {
+  const client = openAICompatible({ baseUrl: model.url, model: model.model, timeoutMs: 200_000 });
+  const replies = [];
+  const query = async (prompt, options) => {
+    const reply = await client(prompt, options);
+    replies.push(reply);
+    return reply;
+  };
+  return { query, replies };
+}
+
 function assertTypedResult(result) {
   assert.equal(typeof result.complete, "boolean");
   assert.ok(Array.isArray(result.output.checklist));
@@ -29,13 +41,7 @@ function assertTypedResult(result) {
 }
 
 test("Node: the Closer asks the local model over HTTP and parses its checklist", { timeout: 240_000 }, async () => {
-  const client = openAICompatible({ baseUrl: model.url, model: model.model, timeoutMs: 200_000 });
-  const replies = [];
-  const query = async (prompt, options) => {
-    const reply = await client(prompt, options);
-    replies.push(reply);
-    return reply;
-  };
+  const { query, replies } = recordingClient();
   const result = await new Closer({ workingDir: "", agentId: "e2e" }).check(
     { structuredOutput: { status: "implemented", tests: "4 passed" }, stepId: "complete.task", c3l: { c2: "complete", c3: "task" } },
     query,
@@ -68,13 +74,7 @@ test("Browser: the page's Closer demo is answered by the local model through the
 });
 
 test("Node: the Watcher reviews through the local model; the verdict is typed and recorded", { timeout: 240_000 }, async () => {
-  const client = openAICompatible({ baseUrl: model.url, model: model.model, timeoutMs: 200_000 });
-  const replies = [];
-  const query = async (prompt, options) => {
-    const reply = await client(prompt, options);
-    replies.push(reply);
-    return reply;
-  };
+  const { query, replies } = recordingClient();
   const executorPersona = personaCatalog().find((persona) => persona.name === "Kent Beck");
   const { persona } = pickWatcherPersona(executorPersona);
   const watcher = new Watcher({ agentId: "e2e", store: new MemoryStore() });
@@ -101,13 +101,7 @@ test("Node: the Watcher reviews through the local model; the verdict is typed an
 });
 
 test("Node: the Reflector analyses a trajectory through the local model; the result is typed", { timeout: 240_000 }, async () => {
-  const client = openAICompatible({ baseUrl: model.url, model: model.model, timeoutMs: 200_000 });
-  const replies = [];
-  const llm = async (prompt, options) => {
-    const reply = await client(prompt, options);
-    replies.push(reply);
-    return reply;
-  };
+  const { query: llm, replies } = recordingClient();
   const store = new MemoryStore();
   const playbook = new Playbook();
   playbook.applyDeltas([{ op_id: "seed/0", op: "ADD", section: "apis", content: "Read every page of a list." }]);
