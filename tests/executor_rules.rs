@@ -9,7 +9,9 @@
 
 mod support;
 
-use agent_governor::executor::check::{CONFIRMATION_TTL_MS, check_confirmation_json_str};
+use agent_governor::executor::check::{
+    CONFIRMATION_TTL_MS, DEFAULT_CLOCK_SKEW_MS, check_confirmation_json_str,
+};
 use agent_governor::executor::issue::random_confirmation_id;
 use agent_governor::executor::*;
 use agent_governor::ports::PortError;
@@ -81,6 +83,7 @@ fn step3a_expiry_honours_the_offset_of_confirmed_at() {
         Some(&approval),
         &request,
         just_before,
+        DEFAULT_CLOCK_SKEW_MS,
         &keys,
         Some("in_progress"),
     );
@@ -89,6 +92,7 @@ fn step3a_expiry_honours_the_offset_of_confirmed_at() {
         Some(&approval),
         &request,
         just_before + 1,
+        DEFAULT_CLOCK_SKEW_MS,
         &keys,
         Some("in_progress"),
     );
@@ -109,7 +113,14 @@ fn step3a_undatable_confirmed_at_fails_closed_as_expired() {
     let mut approval = confirmation("c-1", "node-1");
     approval.confirmed_at = "yesterday".into();
     let approval = signer().sign(approval);
-    let verdict = check_confirmation(Some(&approval), &request_for(&approval), 0, &keys(), None);
+    let verdict = check_confirmation(
+        Some(&approval),
+        &request_for(&approval),
+        0,
+        DEFAULT_CLOCK_SKEW_MS,
+        &keys(),
+        None,
+    );
     assert!(
         matches!(
             verdict,
@@ -211,6 +222,7 @@ fn steps_run_in_the_seed_order() {
         Some(c),
         r,
         late,
+        DEFAULT_CLOCK_SKEW_MS,
         &keys(),
         None,
     ) {
@@ -224,7 +236,14 @@ fn steps_run_in_the_seed_order() {
     };
     assert_eq!(phase(&approval, &request), Phase::ExpiredTime);
     let on_time = confirmed_at_ms();
-    let verdict = check_confirmation(Some(&approval), &request, on_time, &keys(), None);
+    let verdict = check_confirmation(
+        Some(&approval),
+        &request,
+        on_time,
+        DEFAULT_CLOCK_SKEW_MS,
+        &keys(),
+        None,
+    );
     assert!(matches!(
         verdict,
         CheckVerdict::Rejected {
@@ -236,7 +255,14 @@ fn steps_run_in_the_seed_order() {
         cancelled: false,
         ..approval
     };
-    let verdict = check_confirmation(Some(&approval), &request, on_time, &keys(), None);
+    let verdict = check_confirmation(
+        Some(&approval),
+        &request,
+        on_time,
+        DEFAULT_CLOCK_SKEW_MS,
+        &keys(),
+        None,
+    );
     assert!(matches!(
         verdict,
         CheckVerdict::Rejected {
@@ -245,7 +271,14 @@ fn steps_run_in_the_seed_order() {
         }
     ));
     request.apply_request.node_id = "node-1".into();
-    let verdict = check_confirmation(Some(&approval), &request, on_time, &keys(), None);
+    let verdict = check_confirmation(
+        Some(&approval),
+        &request,
+        on_time,
+        DEFAULT_CLOCK_SKEW_MS,
+        &keys(),
+        None,
+    );
     assert!(matches!(
         verdict,
         CheckVerdict::Rejected {
@@ -254,20 +287,35 @@ fn steps_run_in_the_seed_order() {
         }
     ));
     request.apply_request.confirm_status = "done".into();
-    let verdict = check_confirmation(Some(&approval), &request, on_time, &keys(), Some("blocked"));
+    let verdict = check_confirmation(
+        Some(&approval),
+        &request,
+        on_time,
+        DEFAULT_CLOCK_SKEW_MS,
+        &keys(),
+        Some("blocked"),
+    );
     assert!(matches!(verdict, CheckVerdict::ReconfirmRequired { .. }));
     assert_eq!(
         check_confirmation(
             Some(&approval),
             &request,
             on_time,
+            DEFAULT_CLOCK_SKEW_MS,
             &keys(),
             Some("in_progress")
         ),
         CheckVerdict::Pass
     );
     assert_eq!(
-        check_confirmation(Some(&approval), &request, on_time, &keys(), None),
+        check_confirmation(
+            Some(&approval),
+            &request,
+            on_time,
+            DEFAULT_CLOCK_SKEW_MS,
+            &keys(),
+            None
+        ),
         CheckVerdict::PendingPrecondition
     );
 }
@@ -279,6 +327,7 @@ fn signature_phase(confirmation: &Confirmation) -> (Phase, String) {
         Some(confirmation),
         &request_for(confirmation),
         confirmed_at_ms(),
+        DEFAULT_CLOCK_SKEW_MS,
         &keys(),
         None,
     ) {
@@ -604,7 +653,9 @@ fn batch_applies_in_order_and_stops_at_the_first_failure() {
         confirmation("c-d", "n-d"),
     );
     let world = World::new(&[&a, &b, &c, &d]);
-    world.skill.script(response(200, json!({})));
+    world
+        .skill
+        .script(response(200, json!({ "applied": true })));
     world
         .skill
         .script(response(500, json!({ "message": "down" })));
@@ -827,3 +878,220 @@ fn a_human_reconciles_an_in_flight_confirmation_either_way() {
         StorageError::NotFound
     );
 }
+
+// ---- approval semantics at the edges: future dates, canonical signatures, unknown outcomes ----
+
+#[test]
+fn step3_confirmed_at_in_the_future_beyond_the_clock_skew_is_rejected_not_yet_valid() {
+    for ahead in [DEFAULT_CLOCK_SKEW_MS + 1, HOUR, 10 * 365 * 24 * HOUR] {
+        let approval = confirmation("c-1", "node-1");
+        let world = World::new(&[&approval]);
+        world.clock.0.set(confirmed_at_ms() - ahead);
+        let result = execute(&world, &request_for(&approval));
+        assert_eq!(phase_of(&result), Phase::NotYetValid, "{ahead} ms ahead");
+        assert_eq!(world.skill.apply_count(), 0);
+        assert_eq!(world.store.confirmation("c-1"), approval, "nothing changed");
+    }
+}
+
+#[test]
+fn step3_confirmed_at_within_the_clock_skew_is_accepted() {
+    let approval = confirmation("c-1", "node-1");
+    let world = World::new(&[&approval]);
+    world.clock.0.set(confirmed_at_ms() - DEFAULT_CLOCK_SKEW_MS);
+    assert_eq!(
+        execute(&world, &request_for(&approval)).outcome,
+        Outcome::Applied
+    );
+}
+
+#[test]
+fn step3_the_clock_skew_is_configurable_on_the_executor_and_the_pure_check() {
+    let approval = confirmation("c-1", "node-1");
+    let world = World::new(&[&approval]);
+    world.clock.0.set(confirmed_at_ms() - 1000);
+    let strict = world
+        .executor()
+        .with_options(run::ExecutorOptions { clock_skew_ms: 0 });
+    assert_eq!(
+        phase_of(&run(strict.execute(&request_for(&approval)))),
+        Phase::NotYetValid
+    );
+    let verdict = check_confirmation(
+        Some(&approval),
+        &request_for(&approval),
+        confirmed_at_ms() - 1000,
+        999,
+        &keys(),
+        None,
+    );
+    assert!(matches!(
+        verdict,
+        CheckVerdict::Rejected {
+            phase: Phase::NotYetValid,
+            ..
+        }
+    ));
+    let input = json!({
+        "confirmation": approval, "request": request_for(&approval), "now": confirmed_at_ms() - 1000,
+        "keys": { KEY_ID: std::str::from_utf8(SECRET).unwrap() }, "clock_skew_ms": 1000,
+    });
+    let verdict = check_confirmation_json_str(&input.to_string()).unwrap();
+    assert_eq!(verdict, CheckVerdict::PendingPrecondition);
+    for bad in [json!(-1), json!(1.5), json!(HOUR + 1), json!("5")] {
+        let mut input = input.clone();
+        input["clock_skew_ms"] = bad.clone();
+        let error = check_confirmation_json_str(&input.to_string()).unwrap_err();
+        assert_eq!(error.path, "clock_skew_ms", "{bad}");
+    }
+}
+
+#[test]
+fn signature_in_upper_case_hex_is_rejected_signature_invalid() {
+    let mut approval = confirmation("c-1", "node-1");
+    approval.signature = approval.signature.map(|hex| hex.to_uppercase());
+    let world = World::new(&[&approval]);
+    let result = execute(&world, &request_for(&approval));
+    assert_eq!(phase_of(&result), Phase::SignatureInvalid);
+    assert_eq!(world.skill.apply_count(), 0);
+}
+
+#[test]
+fn section_6_1_consumed_only_on_200_applied_true() {
+    use agent_governor::executor::consumption::classify_apply_response;
+    let unknown = [
+        (200, json!({})),
+        (200, json!({ "applied": "true" })),
+        (200, json!(null)),
+        (502, json!({})),
+        (504, json!({ "message": "gateway timeout" })),
+        (520, json!({})),
+    ];
+    for (status, body) in unknown {
+        let kind = classify_apply_response(&SkillResponse {
+            status,
+            body: body.clone(),
+        });
+        assert_eq!(
+            kind.transition(),
+            LifecycleTransition::KeepInFlight,
+            "{status} {body}"
+        );
+    }
+    for status in [500, 503] {
+        let kind = classify_apply_response(&SkillResponse {
+            status,
+            body: json!({}),
+        });
+        assert_eq!(kind.transition(), LifecycleTransition::Release, "{status}");
+    }
+}
+
+#[test]
+fn section_6_1_a_200_without_applied_true_or_a_gateway_error_stays_in_flight_and_is_not_applied_again()
+ {
+    for answer in [
+        response(200, json!({})),
+        response(502, json!({})),
+        response(504, json!({})),
+    ] {
+        let approval = confirmation("c-1", "node-1");
+        let world = World::new(&[&approval]);
+        world.skill.script(answer);
+        let first = execute(&world, &request_for(&approval));
+        assert_eq!(first.outcome, Outcome::Error);
+        assert!(!first.consumed);
+        assert_eq!(first.confirmation_state, Some(ConfirmationState::InFlight));
+        assert!(first.error.unwrap().message.contains("unknown"));
+        let again = execute(&world, &request_for(&approval));
+        assert_eq!(phase_of(&again), Phase::InFlight);
+        assert_eq!(world.skill.apply_count(), 1, "never applied twice");
+    }
+}
+
+#[test]
+fn section_6_1_server_errors_500_and_503_release_the_confirmation() {
+    for status in [500, 503] {
+        let approval = confirmation("c-1", "node-1");
+        let world = World::new(&[&approval]);
+        world.skill.script(response(status, json!({})));
+        let result = execute(&world, &request_for(&approval));
+        assert_eq!(result.outcome, Outcome::Error);
+        assert_eq!(result.confirmation_state, Some(ConfirmationState::Approved));
+        assert_eq!(world.store.confirmation("c-1"), approval);
+    }
+}
+
+#[test]
+fn section_10_2_proposed_change_type_selects_the_skill() {
+    use std::collections::BTreeMap;
+    let approval = confirmation("c-1", "node-1");
+    let world = World::new(&[&approval]);
+    let other = FakeSkill::default();
+    let skills = run::SkillSet::by_type(
+        BTreeMap::from([
+            ("status_change".to_owned(), world.skill.clone()),
+            ("temperature".to_owned(), other.clone()),
+        ]),
+        None,
+    );
+    let executor = Executor::with_skills(
+        world.store.clone(),
+        skills,
+        world.clock.clone(),
+        world.audit.clone(),
+        keys(),
+    );
+    let result = run(executor.execute(&request_for(&approval)));
+    assert_eq!(result.outcome, Outcome::Applied);
+    assert_eq!(world.skill.apply_count(), 1);
+    assert_eq!(other.apply_count(), 0);
+}
+
+#[test]
+fn section_10_2_a_type_with_no_skill_is_rejected_before_any_apply_and_not_consumed() {
+    use std::collections::BTreeMap;
+    let approval = confirmation("c-1", "node-1");
+    let world = World::new(&[&approval]);
+    let skills = run::SkillSet::by_type(
+        BTreeMap::from([("temperature".to_owned(), world.skill.clone())]),
+        None,
+    );
+    let executor = Executor::with_skills(
+        world.store.clone(),
+        skills,
+        world.clock.clone(),
+        world.audit.clone(),
+        keys(),
+    );
+    let result = run(executor.execute(&request_for(&approval)));
+    assert_eq!(phase_of(&result), Phase::NoSkill);
+    assert!(!result.consumed);
+    assert_eq!(result.confirmation_state, Some(ConfirmationState::Approved));
+    assert_eq!(world.skill.apply_count(), 0);
+    assert_eq!(world.store.confirmation("c-1"), approval);
+}
+
+#[test]
+fn a_failed_audit_is_reported_in_the_result_and_the_outcome_stands() {
+    struct FailingAudit;
+    impl agent_governor::ports::AuditSink for FailingAudit {
+        async fn record(&self, _record: &AuditRecord) -> Result<(), PortError> {
+            Err(PortError::new("disk full"))
+        }
+    }
+    let approval = confirmation("c-1", "node-1");
+    let world = World::new(&[&approval]);
+    let executor = Executor::new(
+        world.store.clone(),
+        world.skill.clone(),
+        world.clock.clone(),
+        FailingAudit,
+        keys(),
+    );
+    let result = run(executor.execute(&request_for(&approval)));
+    assert_eq!(result.outcome, Outcome::Applied);
+    assert!(result.audit_error.unwrap().contains("disk full"));
+}
+
+const HOUR: i64 = 60 * 60 * 1000;

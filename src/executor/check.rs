@@ -12,6 +12,34 @@ use tsify::Tsify;
 /// How long a confirmation stays valid after `confirmed_at` (seed 003 step 3a).
 pub const CONFIRMATION_TTL_MS: EpochMillis = 24 * HOUR_MS;
 
+/// How far a `confirmed_at` may lie ahead of the host's clock (the approver's and the host's clocks differ)
+/// before it is rejected as `not_yet_valid`.
+pub const DEFAULT_CLOCK_SKEW_MS: EpochMillis = 5 * 60 * 1000;
+
+/// The largest clock skew a caller may allow.
+pub const MAX_CLOCK_SKEW_MS: EpochMillis = HOUR_MS;
+
+/// Reads a caller's clock skew allowance (milliseconds): absent is the default; it must be a whole,
+/// non-negative number no larger than [`MAX_CLOCK_SKEW_MS`].
+pub fn clock_skew_from_host(
+    path: &str,
+    value: Option<f64>,
+) -> Result<EpochMillis, crate::input::InputError> {
+    let Some(value) = value else {
+        return Ok(DEFAULT_CLOCK_SKEW_MS);
+    };
+    if !value.is_finite()
+        || value.fract() != 0.0
+        || !(0.0..=MAX_CLOCK_SKEW_MS as f64).contains(&value)
+    {
+        return Err(crate::input::InputError::invalid(
+            path,
+            format!("must be whole milliseconds between 0 and {MAX_CLOCK_SKEW_MS}, got {value}"),
+        ));
+    }
+    Ok(value as EpochMillis)
+}
+
 /// The check step that rejected a confirmation, in the order the checks run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "snake_case")]
@@ -24,6 +52,8 @@ pub enum Phase {
     AlreadyConsumed,
     /// Step 2: another Apply with it started and was never committed; a human must reconcile.
     InFlight,
+    /// Step 3a: `confirmed_at` lies ahead of the host's clock by more than the allowed skew.
+    NotYetValid,
     /// Step 3a: 24 hours or more since `confirmed_at`.
     ExpiredTime,
     /// Step 3b: withdrawn by a human.
@@ -34,6 +64,8 @@ pub enum Phase {
     NodeMismatch,
     /// Step 5: the request's content differs from what was approved.
     ChangeMismatch,
+    /// Seed 003 10.2: no skill is configured for the change's `type`; nothing was applied.
+    NoSkill,
 }
 
 /// A rejection by steps 1-5 (or the signature): the confirmation itself is unusable for this request.
@@ -44,7 +76,7 @@ pub struct Rejection {
 }
 
 impl Rejection {
-    fn new(phase: Phase, reason: impl Into<String>) -> Self {
+    pub fn new(phase: Phase, reason: impl Into<String>) -> Self {
         Self {
             phase,
             reason: reason.into(),
@@ -86,6 +118,10 @@ pub struct CheckInput {
     #[serde(default)]
     #[tsify(optional)]
     pub current_status: Option<String>,
+    /// How far `confirmed_at` may lie ahead of `now`, in milliseconds (default 5 minutes).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub clock_skew_ms: Option<f64>,
 }
 
 /// The signature check and steps 1-5, in order. `Ok` means the Apply may proceed to step 6.
@@ -93,6 +129,7 @@ pub fn check_before_apply(
     confirmation: Option<&Confirmation>,
     request: &ExecutorRequest,
     now: EpochMillis,
+    clock_skew_ms: EpochMillis,
     keys: &KeyRing,
 ) -> Result<(), Rejection> {
     // Step 1: existence.
@@ -150,6 +187,15 @@ pub fn check_before_apply(
             format!("This confirmation cannot be dated: {why}."),
         )
     })?;
+    if confirmed_at > now.saturating_add(clock_skew_ms) {
+        return Err(Rejection::new(
+            Phase::NotYetValid,
+            format!(
+                "This confirmation is dated in the future ({}), beyond the allowed clock skew of {} ms.",
+                confirmation.confirmed_at, clock_skew_ms
+            ),
+        ));
+    }
     if now.saturating_sub(confirmed_at) >= CONFIRMATION_TTL_MS {
         return Err(Rejection::new(
             Phase::ExpiredTime,
@@ -226,10 +272,13 @@ pub fn check_confirmation(
     confirmation: Option<&Confirmation>,
     request: &ExecutorRequest,
     now: EpochMillis,
+    clock_skew_ms: EpochMillis,
     keys: &KeyRing,
     current_status: Option<&str>,
 ) -> CheckVerdict {
-    if let Err(Rejection { phase, reason }) = check_before_apply(confirmation, request, now, keys) {
+    if let Err(Rejection { phase, reason }) =
+        check_before_apply(confirmation, request, now, clock_skew_ms, keys)
+    {
         return CheckVerdict::Rejected { phase, reason };
     }
     match (confirmation, current_status) {
@@ -257,6 +306,7 @@ pub fn check_confirmation_json_str(text: &str) -> Result<CheckVerdict, crate::in
         .validate()
         .map_err(|error| error.within("request"))?;
     let now = crate::timestamp::millis_from_host("now", input.now)?;
+    let clock_skew_ms = clock_skew_from_host("clock_skew_ms", input.clock_skew_ms)?;
     let keys = KeyRing::new(
         input
             .keys
@@ -267,6 +317,7 @@ pub fn check_confirmation_json_str(text: &str) -> Result<CheckVerdict, crate::in
         input.confirmation.as_ref(),
         &input.request,
         now,
+        clock_skew_ms,
         &keys,
         input.current_status.as_deref(),
     ))

@@ -37,7 +37,7 @@ pub struct SkillResponse {
 /// What an Apply answer means.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApplyResponseKind {
-    /// 200: the change is made.
+    /// 200 with `applied: true`: the change is made.
     Applied {
         from_status: Option<String>,
         to_status: Option<String>,
@@ -49,9 +49,10 @@ pub enum ApplyResponseKind {
         current_status: Option<String>,
         valid_transitions: Vec<ValidTransition>,
     },
-    /// 500 (or another 4xx/5xx, or a 200 saying `applied: false`): nothing changed.
+    /// Nothing changed: 500 (seed 003 6.1), 501, 503, another 4xx, or a 200 saying `applied: false`.
     Failed { message: String },
-    /// Any other status: whether the change was made is unknown.
+    /// Whether the change was made is unknown: a 200 that does not say `applied: true`, a 502 or 504 (a
+    /// gateway whose upstream may have applied), or any other status.
     Unknown { message: String },
 }
 
@@ -80,34 +81,40 @@ impl ApplyResponseKind {
 /// Reads an Apply answer. Body fields are read when present and of the right type, never invented.
 pub fn classify_apply_response(response: &SkillResponse) -> ApplyResponseKind {
     let body = &response.body;
-    match response.status {
-        200 if body.get("applied").and_then(Value::as_bool) == Some(false) => {
-            ApplyResponseKind::Failed {
-                message: body_message(body)
-                    .unwrap_or_else(|| "The skill answered 200 with `applied: false`.".to_owned()),
-            }
-        }
-        200 => ApplyResponseKind::Applied {
+    let status = response.status;
+    match (status, body.get("applied").and_then(Value::as_bool)) {
+        (200, Some(true)) => ApplyResponseKind::Applied {
             from_status: text_field(body, "from_status"),
             to_status: text_field(body, "to_status"),
             status_changed: body.get("status_changed").and_then(Value::as_bool),
         },
-        422 => ApplyResponseKind::TransitionRefused {
+        (200, Some(false)) => ApplyResponseKind::Failed {
+            message: body_message(body)
+                .unwrap_or_else(|| "The skill answered 200 with `applied: false`.".to_owned()),
+        },
+        (200, None) => ApplyResponseKind::Unknown {
+            message: "The skill answered 200 without `applied: true`; whether the change was made is unknown."
+                .to_owned(),
+        },
+        (422, _) => ApplyResponseKind::TransitionRefused {
             reason: body_message(body)
                 .unwrap_or_else(|| "The skill refused the transition (422).".to_owned()),
             current_status: text_field(body, "current_status"),
             valid_transitions: valid_transitions(body),
         },
-        400..=599 => ApplyResponseKind::Failed {
+        (400..=499 | 500 | 501 | 503, _) => ApplyResponseKind::Failed {
             message: match body_message(body) {
-                Some(message) => format!(
-                    "The skill failed with status {}: {message}",
-                    response.status
-                ),
-                None => format!("The skill failed with status {}.", response.status),
+                Some(message) => format!("The skill failed with status {status}: {message}"),
+                None => format!("The skill failed with status {status}."),
             },
         },
-        other => ApplyResponseKind::Unknown {
+        (502 | 504, _) => ApplyResponseKind::Unknown {
+            message: format!(
+                "The skill answered {status} (a gateway whose upstream may have applied the change); whether the \
+                 change was made is unknown."
+            ),
+        },
+        (other, _) => ApplyResponseKind::Unknown {
             message: format!(
                 "The skill answered with unexpected status {other}; whether the change was made is unknown."
             ),

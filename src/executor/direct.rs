@@ -52,6 +52,7 @@ pub async fn apply_directly(
             }
         },
     };
-    record_audit(clock, audit, Source::HumanUi, &result).await;
+    let mut result = result;
+    result.audit_error = record_audit(clock, audit, Source::HumanUi, &result).await;
     (request, result)
 }

@@ -71,6 +71,10 @@ pub struct ExecutorResult {
     pub error: Option<ErrorBlock>,
     pub consumed: bool,
     pub confirmation_state: Option<ConfirmationState>,
+    /// Set when the audit record could not be written or its sink did not settle in time. The outcome
+    /// above stands either way.
+    #[serde(default)]
+    pub audit_error: Option<String>,
 }
 
 impl ExecutorResult {
@@ -90,6 +94,7 @@ impl ExecutorResult {
             error: None,
             consumed: outcome == Outcome::Applied,
             confirmation_state: state,
+            audit_error: None,
         }
     }
 

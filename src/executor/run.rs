@@ -7,7 +7,9 @@
 //! could not be written) it stays in_flight and is never applied again automatically.
 
 use super::audit::AuditRecord;
-use super::check::{Rejection, check_before_apply, check_precondition};
+use super::check::{
+    DEFAULT_CLOCK_SKEW_MS, Phase, Rejection, check_before_apply, check_precondition,
+};
 use super::confirmation::{Confirmation, ConfirmationState, store_key};
 use super::consumption::{ApplyResponseKind, LifecycleTransition, classify_apply_response};
 use super::request::{ApplyRequest, ExecutorRequest, Source, executor_apply_request};
@@ -16,14 +18,58 @@ use super::signature::KeyRing;
 use crate::input::{parse_valid_json_str, to_json_string};
 use crate::ports::{AuditSink, Clock, PortError, Skill, Store};
 use crate::timestamp::EpochMillis;
+use std::collections::BTreeMap;
 
 /// Consumes confirmations, one Apply each. Holds no state of its own: every fact lives in the store.
 pub struct Executor<S, K, C, A> {
     pub(super) store: S,
-    pub(super) skill: K,
+    pub(super) skills: SkillSet<K>,
     pub(super) clock: C,
     pub(super) audit: A,
     pub(super) keys: KeyRing,
+    pub(super) options: ExecutorOptions,
+}
+
+/// The Executor's settings beyond its ports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecutorOptions {
+    /// How far `confirmed_at` may lie ahead of the host's clock (default 5 minutes).
+    pub clock_skew_ms: EpochMillis,
+}
+
+impl Default for ExecutorOptions {
+    fn default() -> Self {
+        Self {
+            clock_skew_ms: DEFAULT_CLOCK_SKEW_MS,
+        }
+    }
+}
+
+/// The skills the Executor applies through, chosen by `proposed_change.type` (seed 003 10.2): one per
+/// type, and optionally one for every other type.
+pub struct SkillSet<K> {
+    by_type: BTreeMap<String, K>,
+    fallback: Option<K>,
+}
+
+impl<K> SkillSet<K> {
+    /// One skill for every change type.
+    pub fn single(skill: K) -> Self {
+        Self {
+            by_type: BTreeMap::new(),
+            fallback: Some(skill),
+        }
+    }
+
+    /// A skill per change type, and `fallback` (if any) for the others.
+    pub fn by_type(by_type: BTreeMap<String, K>, fallback: Option<K>) -> Self {
+        Self { by_type, fallback }
+    }
+
+    /// The skill for a change type, if one is configured.
+    pub fn for_type(&self, change_type: &str) -> Option<&K> {
+        self.by_type.get(change_type).or(self.fallback.as_ref())
+    }
 }
 
 /// A loaded confirmation with the exact stored text it came from (the compare-and-swap operand).
@@ -33,20 +79,33 @@ struct Loaded {
 }
 
 impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
+    /// An Executor with one skill for every change type and the default options.
     pub fn new(store: S, skill: K, clock: C, audit: A, keys: KeyRing) -> Self {
+        Self::with_skills(store, SkillSet::single(skill), clock, audit, keys)
+    }
+
+    /// An Executor choosing its skill by the change's type.
+    pub fn with_skills(store: S, skills: SkillSet<K>, clock: C, audit: A, keys: KeyRing) -> Self {
         Self {
             store,
-            skill,
+            skills,
             clock,
             audit,
             keys,
+            options: ExecutorOptions::default(),
         }
+    }
+
+    /// The same Executor with other options.
+    pub fn with_options(mut self, options: ExecutorOptions) -> Self {
+        self.options = options;
+        self
     }
 
     /// Runs one request to its result. Never returns an error: every failure is an ExecutorResult.
     pub async fn execute(&self, request: &ExecutorRequest) -> ExecutorResult {
-        let result = self.execute_unaudited(request).await;
-        self.record(Source::AiAgent, &result).await;
+        let mut result = self.execute_unaudited(request).await;
+        result.audit_error = self.record(Source::AiAgent, &result).await;
         result
     }
 
@@ -67,6 +126,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             loaded.as_ref().map(|l| &l.confirmation),
             request,
             now,
+            self.options.clock_skew_ms,
             &self.keys,
         ) {
             let state = loaded.as_ref().map(|l| l.confirmation.state());
@@ -77,6 +137,17 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
                 "The confirmation vanished during the check.".to_owned(),
                 None,
             );
+        };
+        // Seed 003 10.2: the change's type selects the skill; without one nothing is reserved or applied.
+        let change_type = confirmation.proposed_change.change_type.as_str();
+        let Some(skill) = self.skills.for_type(change_type) else {
+            let rejection = Rejection::new(
+                Phase::NoSkill,
+                format!(
+                    "No skill is configured for changes of type `{change_type}`; nothing was applied."
+                ),
+            );
+            return rejected(node_id, id, rejection, Some(confirmation.state()));
         };
 
         // Reserve: approved -> in_flight, atomically.
@@ -103,7 +174,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
         };
 
         // Step 6: the precondition, from Preview (facts only).
-        let preview = match self.skill.preview(node_id).await {
+        let preview = match skill.preview(node_id).await {
             Ok(preview) => preview,
             Err(error) => {
                 let state = reservation.release().await;
@@ -125,7 +196,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
 
         // Apply, exactly what was approved, once.
         let apply_request = executor_apply_request(request, &confirmation);
-        let response = match self.skill.apply(&apply_request).await {
+        let response = match skill.apply(&apply_request).await {
             Ok(response) => response,
             Err(error) => {
                 return fail(
@@ -211,7 +282,13 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             Ok(loaded) => {
                 let confirmation = loaded.as_ref().map(|l| &l.confirmation);
                 let state = confirmation.map(Confirmation::state);
-                match check_before_apply(confirmation, request, now, &self.keys) {
+                match check_before_apply(
+                    confirmation,
+                    request,
+                    now,
+                    self.options.clock_skew_ms,
+                    &self.keys,
+                ) {
                     Err(rejection) => rejected(node_id, id, rejection, state),
                     Ok(()) => ExecutorResult::error(
                         node_id,
@@ -225,20 +302,24 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
         }
     }
 
-    async fn record(&self, source: Source, result: &ExecutorResult) {
-        record_audit(&self.clock, &self.audit, source, result).await;
+    async fn record(&self, source: Source, result: &ExecutorResult) -> Option<String> {
+        record_audit(&self.clock, &self.audit, source, result).await
     }
 }
 
-/// Audit failures never change an outcome: the fact already happened.
+/// Audit failures never change an outcome (the fact already happened); a failed or late audit is
+/// returned so the result can report it.
 pub(super) async fn record_audit(
     clock: &impl Clock,
     audit: &impl AuditSink,
     source: Source,
     result: &ExecutorResult,
-) {
+) -> Option<String> {
     let now = clock.now().unwrap_or_default();
-    let _ignored: Result<(), PortError> = audit.record(&AuditRecord::of(source, result, now)).await;
+    let recorded: Result<(), PortError> = audit.record(&AuditRecord::of(source, result, now)).await;
+    recorded
+        .err()
+        .map(|error| format!("The audit record was not written: {error}"))
 }
 
 fn rejected(

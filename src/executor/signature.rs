@@ -113,6 +113,13 @@ impl KeyRing {
                 "the confirmation is signed with unknown key `{key_id}`"
             ));
         };
+        // Only the canonical spelling verifies: lower-case hex, as `issue_confirmation` writes it.
+        if !signature
+            .bytes()
+            .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+        {
+            return Err("the signature is not canonical lower-case hex".to_owned());
+        }
         let Ok(signature_bytes) = hex::decode(signature) else {
             return Err("the signature is not hex".to_owned());
         };

@@ -46,6 +46,18 @@ impl StructuredError {
         }
     }
 
+    /// The model gave no text at all (OpenAI's `message.content === null` for a refusal or a tool call).
+    pub fn no_content() -> Self {
+        Self {
+            kind: StructuredErrorKind::NoJson,
+            message: "The model gave no text (the content is null: a refusal or a tool call)."
+                .to_owned(),
+            path: String::new(),
+            truncated: false,
+            raw: String::new(),
+        }
+    }
+
     pub fn schema(path: impl Into<String>, message: impl Into<String>, raw: &str) -> Self {
         Self {
             kind: StructuredErrorKind::Schema,

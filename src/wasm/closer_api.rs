@@ -1,17 +1,16 @@
 //! The Closer API exported to JavaScript.
 
 use super::convert::{
-    from_js, from_js_valid, options_from_setup, parse_outcome, to_js, to_json_text,
+    from_js, from_js_valid, options_from_setup, parse_model_answer, to_js, to_json_text,
 };
 use super::errors::{coded_error, invalid};
-use super::ports::{JsLogger, JsPromptLoader, JsQueryFn, optional_function};
+use super::ports::{JsLogger, JsPromptLoader, JsQueryFn, optional_function, optional_logger};
 use crate::closer::handler::{DEFAULT_MAX_ITERATIONS, NextCheck};
 use crate::closer::{
     C3l, Closer, CloserCompletionHandler, CloserInput, CloserOptions, CloserResult,
     CloserStructuredOutput, DecisionOptions, closer_output_schema, decide_completion,
     format_iteration_summary,
 };
-use crate::llm::parse_structured;
 use crate::prompts::{PromptRequest, render_prompt, resolve_prompt};
 use js_sys::{Object, Promise, Reflect};
 use serde::Deserialize;
@@ -88,8 +87,10 @@ pub fn decide(
 
 /// Extracts and parses a Closer answer from model text: `{ ok: true, output }` or `{ ok: false, error }`.
 #[wasm_bindgen(js_name = parseCloserOutput, unchecked_return_type = "CloserParseResult")]
-pub fn parse_closer_output(text: &str) -> Result<JsValue, JsValue> {
-    parse_outcome(parse_structured::<CloserStructuredOutput>(text), "output")
+pub fn parse_closer_output(
+    #[wasm_bindgen(unchecked_param_type = "string | null")] text: JsValue,
+) -> Result<JsValue, JsValue> {
+    parse_model_answer::<CloserStructuredOutput>(&text, "output")
 }
 
 /// The strict JSON Schema of the Closer's answer.
@@ -158,12 +159,13 @@ pub fn resolve(
 /// Renders a prompt file (front matter checked) with the given variables.
 #[wasm_bindgen(js_name = renderPrompt)]
 pub fn render(
-    file_text: &str,
+    #[wasm_bindgen(unchecked_param_type = "string")] file_text: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] variables: JsValue,
 ) -> Result<String, JsValue> {
+    let file_text = super::args::text("fileText", &file_text).map_err(invalid)?;
     let variables: BTreeMap<String, serde_json::Value> =
         from_js("variables", &variables).map_err(invalid)?;
-    render_prompt(file_text, &variables)
+    render_prompt(&file_text, &variables)
         .map_err(|error| coded_error(error.code(), "", &error.to_string()))
 }
 
@@ -189,24 +191,7 @@ impl JsCloser {
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "CloserSetup")] setup: JsValue,
     ) -> Result<JsCloser, JsValue> {
-        let loader = JsPromptLoader(optional_function(&setup, "loadPrompt")?);
-        let logger = Reflect::get(&setup, &"logger".into()).unwrap_or(JsValue::UNDEFINED);
-        if !(logger.is_undefined() || logger.is_null() || logger.is_object()) {
-            return Err(coded_error(
-                "invalid_port",
-                "options.logger",
-                "logger must be an object such as console",
-            ));
-        }
-        let options: CloserOptions =
-            options_from_setup(&setup, &["loadPrompt", "logger"]).map_err(invalid)?;
-        let mut closer = Closer::new(options, loader);
-        if logger.is_object() {
-            closer = closer.with_logger(Rc::new(JsLogger(logger)));
-        }
-        Ok(Self {
-            inner: Rc::new(closer),
-        })
+        build_closer(&setup)
     }
 
     /// One completion check. Resolves to a CloserResult whatever the model does; rejects only on malformed
@@ -225,9 +210,53 @@ impl JsCloser {
             Ok(to_js(&closer.check(&input, &query).await))
         })
     }
+
+    /// This Closer as a runner's CompletionHandler (seed 001), with an iteration limit.
+    #[wasm_bindgen(js_name = completionHandler)]
+    pub fn completion_handler(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "CompletionHandlerSetup")] setup: JsValue,
+    ) -> Result<JsCompletionHandler, JsValue> {
+        let setup: HandlerSetup = from_js("setup", &setup).map_err(invalid)?;
+        crate::input::require_non_empty("setup.stepId", &setup.step_id).map_err(invalid)?;
+        let max = setup.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS);
+        let state = CloserCompletionHandler::new(setup.step_id, setup.c3l, max);
+        Ok(JsCompletionHandler {
+            closer: Rc::clone(&self.inner),
+            state: Rc::new(RefCell::new(state)),
+        })
+    }
 }
 
-/// The Closer as a runner's CompletionHandler (seed 001), with an iteration limit.
+/// The seed's factory: `createCloser({ workingDir, agentId, logger })`, the same as `new Closer(...)`.
+#[wasm_bindgen(js_name = createCloser)]
+pub fn create_closer(
+    #[wasm_bindgen(unchecked_param_type = "CloserSetup")] setup: JsValue,
+) -> Result<JsCloser, JsValue> {
+    build_closer(&setup)
+}
+
+fn build_closer(setup: &JsValue) -> Result<JsCloser, JsValue> {
+    if !setup.is_object() {
+        return Err(coded_error(
+            "invalid_input",
+            "options",
+            "options must be an object { workingDir, agentId, ... }",
+        ));
+    }
+    let loader = JsPromptLoader(optional_function(setup, "loadPrompt")?);
+    let logger = optional_logger(setup, "options.logger")?;
+    let options: CloserOptions =
+        options_from_setup(setup, &["loadPrompt", "logger"]).map_err(invalid)?;
+    let mut closer = Closer::new(options, loader);
+    if let Some(logger) = logger {
+        closer = closer.with_logger(Rc::new(JsLogger(logger)));
+    }
+    Ok(JsCloser::wrap(closer))
+}
+
+/// The Closer as a runner's CompletionHandler (seed 001), with an iteration limit. Obtained from
+/// `closer.completionHandler(setup)`.
 #[wasm_bindgen(js_name = CloserCompletionHandler)]
 pub struct JsCompletionHandler {
     closer: Rc<JsBackedCloser>,
@@ -243,21 +272,24 @@ struct HandlerSetup {
     max_iterations: Option<u32>,
 }
 
+/// The part of a runner's iteration summary the handler reads.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SummaryInput {
+    #[serde(default)]
+    structured_output: Option<serde_json::Value>,
+}
+
 #[wasm_bindgen(js_class = CloserCompletionHandler)]
 impl JsCompletionHandler {
+    /// Not constructible with `new`: obtain one from `closer.completionHandler(setup)`. Throws an `AgentGovernorError` (`invalid_input`).
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        closer: &JsCloser,
-        #[wasm_bindgen(unchecked_param_type = "CompletionHandlerSetup")] setup: JsValue,
-    ) -> Result<JsCompletionHandler, JsValue> {
-        let setup: HandlerSetup = from_js("setup", &setup).map_err(invalid)?;
-        crate::input::require_non_empty("setup.stepId", &setup.step_id).map_err(invalid)?;
-        let max = setup.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS);
-        let state = CloserCompletionHandler::new(setup.step_id, setup.c3l, max);
-        Ok(Self {
-            closer: Rc::clone(&closer.inner),
-            state: Rc::new(RefCell::new(state)),
-        })
+    pub fn not_constructible() -> Result<JsCompletionHandler, JsValue> {
+        Err(coded_error(
+            "invalid_input",
+            "",
+            "CloserCompletionHandler has no public constructor: obtain one from closer.completionHandler(setup)",
+        ))
     }
 
     #[wasm_bindgen(js_name = isComplete)]
@@ -277,16 +309,9 @@ impl JsCompletionHandler {
         #[wasm_bindgen(unchecked_param_type = "IterationSummary")] summary: JsValue,
         #[wasm_bindgen(unchecked_param_type = "QueryFn")] query: JsValue,
     ) -> Promise {
-        let structured =
-            Reflect::get(&summary, &"structuredOutput".into()).unwrap_or(JsValue::UNDEFINED);
-        let structured: Result<Option<serde_json::Value>, JsValue> =
-            if structured.is_undefined() || structured.is_null() {
-                Ok(None)
-            } else {
-                from_js("summary.structuredOutput", &structured)
-                    .map(Some)
-                    .map_err(invalid)
-            };
+        let structured = from_js::<SummaryInput>("summary", &summary)
+            .map(|summary| summary.structured_output.filter(|value| !value.is_null()))
+            .map_err(invalid);
         let query = JsQueryFn::from_js("query", query);
         let (closer, state) = (Rc::clone(&self.closer), Rc::clone(&self.state));
         future_to_promise(async move {

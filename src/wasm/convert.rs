@@ -4,12 +4,18 @@
 use crate::input::{InputError, Validate, parse_json_str};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// `JSON.stringify(value)`, or a typed error for values JSON cannot hold (cycles, BigInt, undefined).
 pub fn to_json_text(path: &str, value: &JsValue) -> Result<String, InputError> {
     if value.is_undefined() {
         return Err(InputError::invalid(path, "is required"));
+    }
+    if value.is_bigint() || value.is_symbol() || value.is_function() {
+        return Err(InputError::invalid(
+            path,
+            format!("is not JSON data, got {}", super::args::kind_of(value)),
+        ));
     }
     let text = js_sys::JSON::stringify(value).map_err(|error| {
         InputError::invalid(
@@ -20,17 +26,64 @@ pub fn to_json_text(path: &str, value: &JsValue) -> Result<String, InputError> {
             ),
         )
     })?;
-    text.as_string()
-        .ok_or_else(|| InputError::invalid(path, "is not JSON-serialisable"))
+    // JSON.stringify gives undefined for a function or a symbol.
+    let Some(text) = text.dyn_ref::<js_sys::JsString>() else {
+        return Err(InputError::invalid(
+            path,
+            format!("is not JSON data, got {}", super::args::kind_of(value)),
+        ));
+    };
+    // Checked before the text is copied into wasm memory.
+    let units = text.length() as usize;
+    if units > crate::input::MAX_INPUT_BYTES {
+        return Err(InputError::invalid(
+            path,
+            format!(
+                "is at least {units} bytes as JSON; the limit is {}",
+                crate::input::MAX_INPUT_BYTES
+            ),
+        ));
+    }
+    Ok(String::from(text))
 }
 
-/// Reads a JS value as `T`; the error path is prefixed with `path`.
+/// Reads a JS object as `T`; the error path is prefixed with `path`. An array is refused (serde would
+/// otherwise read `["n-1", ...]` into a struct field by field), and so is an instance of a class (a
+/// `Date`, a `Map`, a wasm object: its JSON is not the data the caller meant).
 pub fn from_js<T: DeserializeOwned>(path: &str, value: &JsValue) -> Result<T, InputError> {
+    if js_sys::Array::is_array(value) {
+        return Err(InputError::invalid(path, "must be an object, got an array"));
+    }
+    if value.is_object() && !super::args::is_plain_object(value) {
+        return Err(InputError::invalid(
+            path,
+            "must be a plain object (an object literal or JSON data), not an instance of a class",
+        ));
+    }
+    from_js_any(path, value)
+}
+
+/// Reads a JS array as `Vec<T>`; the error path names the bad item (`requests[2].node_id`).
+pub fn from_js_list<T: DeserializeOwned>(
+    path: &str,
+    value: &JsValue,
+) -> Result<Vec<T>, InputError> {
+    if !js_sys::Array::is_array(value) {
+        return Err(InputError::invalid(
+            path,
+            format!("must be an array, got {}", super::args::kind_of(value)),
+        ));
+    }
+    from_js_any(path, value)
+}
+
+/// Reads any JSON value as `T` (for free-form data such as a structured output).
+pub fn from_js_any<T: DeserializeOwned>(path: &str, value: &JsValue) -> Result<T, InputError> {
     let text = to_json_text(path, value)?;
     parse_json_str(&text).map_err(|error| error.within(path))
 }
 
-/// Reads a JS value as `T` and validates it; every error path is prefixed with `path`.
+/// Reads and validates a JS object as `T`; every error path is prefixed with `path`.
 pub fn from_js_valid<T: DeserializeOwned + Validate>(
     path: &str,
     value: &JsValue,
@@ -49,10 +102,14 @@ pub fn options_from_setup<T: DeserializeOwned + Validate>(
     let text = to_json_text("options", setup)?;
     let mut value: serde_json::Value =
         parse_json_str(&text).map_err(|error| error.within("options"))?;
-    if let Some(object) = value.as_object_mut() {
-        for port in ports {
-            object.remove(*port);
-        }
+    let Some(object) = value.as_object_mut() else {
+        return Err(InputError::invalid(
+            "options",
+            format!("must be an object, got {}", super::args::kind_of(setup)),
+        ));
+    };
+    for port in ports {
+        object.remove(*port);
     }
     let options: T =
         crate::input::parse_json_value(value).map_err(|error| error.within("options"))?;
@@ -83,4 +140,17 @@ pub fn parse_outcome<T: Serialize>(
     js_sys::Reflect::set(&answer, &"ok".into(), &JsValue::from(ok))?;
     js_sys::Reflect::set(&answer, &name.into(), &value)?;
     Ok(answer.into())
+}
+
+/// Parses a model's answer text (`null` is the documented "no content" answer, `{ ok: false }`); any
+/// other non-string is the caller's error.
+pub fn parse_model_answer<T: DeserializeOwned + Serialize>(
+    text: &JsValue,
+    key: &str,
+) -> Result<JsValue, JsValue> {
+    if text.is_null() {
+        return parse_outcome::<T>(Err(crate::llm::StructuredError::no_content()), key);
+    }
+    let text = super::args::text("text", text).map_err(super::errors::invalid)?;
+    parse_outcome(crate::llm::parse_structured::<T>(&text), key)
 }

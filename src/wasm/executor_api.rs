@@ -1,10 +1,15 @@
 //! The Executor / Confirmation API exported to JavaScript.
 
+use super::args;
 use super::convert::{from_js, from_js_valid, to_js};
-use super::errors::{coded_error, input_error};
-use super::ports::{JsAudit, JsClock, JsSkill, JsStore, optional_function};
+use super::errors::{coded_error, input_error, invalid};
+use super::ports::{
+    DEFAULT_AUDIT_TIMEOUT_MS, JsAudit, JsClock, JsSkill, JsStore, optional_function,
+};
 use crate::executor::check::check_confirmation_json_str;
+use crate::executor::check::clock_skew_from_host;
 use crate::executor::issue::random_confirmation_id;
+use crate::executor::run::{ExecutorOptions, SkillSet};
 use crate::executor::storage::{StorageError, cancel_confirmation, save_confirmation};
 use crate::executor::{
     Confirmation, ConfirmationDraft, Executor, ExecutorRequest, KeyRing, Signer, apply_directly,
@@ -12,11 +17,11 @@ use crate::executor::{
 };
 use crate::input::{InputError, Validate};
 use crate::ports::Clock;
-use crate::timestamp::millis_from_host;
 use js_sys::{Promise, Reflect};
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -39,12 +44,11 @@ pub fn check_confirmation(
 pub fn issue(
     #[wasm_bindgen(unchecked_param_type = "ConfirmationDraft")] draft: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SignerKey")] signer: JsValue,
-    now: Option<f64>,
+    #[wasm_bindgen(unchecked_param_type = "number | undefined")] now: JsValue,
 ) -> Result<JsValue, JsValue> {
     let draft: ConfirmationDraft = read("draft", &draft)?;
     let signer = read_signer(&signer)?;
-    let now = millis_from_host("now", now.unwrap_or_else(js_sys::Date::now))
-        .map_err(|error| input_error(&error))?;
+    let now = args::optional_now("now", &now).map_err(invalid)?;
     let id = random_confirmation_id().map_err(|error| {
         coded_error(
             "random_unavailable",
@@ -86,9 +90,10 @@ pub fn save(
 #[wasm_bindgen(js_name = cancelConfirmation, unchecked_return_type = "Promise<Confirmation>")]
 pub fn cancel(
     #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
-    confirmation_id: String,
+    #[wasm_bindgen(unchecked_param_type = "string")] confirmation_id: JsValue,
 ) -> Result<Promise, JsValue> {
     let store = JsStore::from_js(store)?;
+    let confirmation_id = args::identifier("confirmationId", &confirmation_id).map_err(invalid)?;
     Ok(future_to_promise(async move {
         cancel_confirmation(&store, &confirmation_id)
             .await
@@ -102,13 +107,14 @@ pub fn cancel(
 #[wasm_bindgen(js_name = reconcileConfirmation, unchecked_return_type = "Promise<Confirmation>")]
 pub fn reconcile(
     #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
-    confirmation_id: String,
-    applied: bool,
-    now: Option<f64>,
+    #[wasm_bindgen(unchecked_param_type = "string")] confirmation_id: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "boolean")] applied: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number | undefined")] now: JsValue,
 ) -> Result<Promise, JsValue> {
     let store = JsStore::from_js(store)?;
-    let now = millis_from_host("now", now.unwrap_or_else(js_sys::Date::now))
-        .map_err(|error| input_error(&error))?;
+    let confirmation_id = args::identifier("confirmationId", &confirmation_id).map_err(invalid)?;
+    let applied = args::boolean("applied", &applied).map_err(invalid)?;
+    let now = args::optional_now("now", &now).map_err(invalid)?;
     Ok(future_to_promise(async move {
         crate::executor::reconcile_in_flight(&store, &confirmation_id, applied, now)
             .await
@@ -123,9 +129,10 @@ pub fn direct(
     #[wasm_bindgen(unchecked_param_type = "DirectApplyPorts")] ports: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Confirmation")] confirmation: JsValue,
 ) -> Result<Promise, JsValue> {
+    require_object(&ports, "ports must be an object { skill, now?, audit? }")?;
     let skill = JsSkill::from_js(property(&ports, "skill"))?;
     let clock = JsClock(optional_function(&ports, "now")?);
-    let audit = JsAudit(optional_function(&ports, "audit")?);
+    let audit = read_audit(&ports)?;
     let confirmation = read::<Confirmation>("confirmation", &confirmation)?;
     Ok(future_to_promise(async move {
         let (apply_request, result) = apply_directly(&skill, &clock, &audit, &confirmation).await;
@@ -148,23 +155,28 @@ impl JsExecutor {
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "ExecutorPorts")] ports: JsValue,
     ) -> Result<JsExecutor, JsValue> {
-        if !ports.is_object() {
-            return Err(coded_error(
-                "invalid_port",
-                "",
-                "ports must be an object { store, skill, keys, now?, audit? }",
-            ));
-        }
+        require_object(
+            &ports,
+            "ports must be an object { store, skill or skills, keys, now?, audit? }",
+        )?;
         let store = JsStore::from_js(property(&ports, "store"))?;
-        let skill = JsSkill::from_js(property(&ports, "skill"))?;
+        let skills = read_skills(&ports)?;
         let clock = JsClock(optional_function(&ports, "now")?);
         clock
             .now()
             .map_err(|error| coded_error("invalid_port", "now", &error.message))?;
-        let audit = JsAudit(optional_function(&ports, "audit")?);
+        let audit = read_audit(&ports)?;
         let keys = read_keys(&property(&ports, "keys"))?;
+        let skew = args::optional_number("clockSkewMs", &property(&ports, "clockSkewMs"))
+            .and_then(|skew| clock_skew_from_host("clockSkewMs", skew))
+            .map_err(invalid)?;
+        let options = ExecutorOptions {
+            clock_skew_ms: skew,
+        };
         Ok(Self {
-            inner: Rc::new(Executor::new(store, skill, clock, audit, keys)),
+            inner: Rc::new(
+                Executor::with_skills(store, skills, clock, audit, keys).with_options(options),
+            ),
         })
     }
 
@@ -190,7 +202,14 @@ impl JsExecutor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ExecutorRequest[]")] requests: JsValue,
     ) -> Promise {
-        let parsed = read::<Vec<ExecutorRequest>>("requests", &requests);
+        let parsed = super::convert::from_js_list::<ExecutorRequest>("requests", &requests)
+            .and_then(|requests| {
+                requests
+                    .validate()
+                    .map(|()| requests)
+                    .map_err(|error| error.within("requests"))
+            })
+            .map_err(invalid);
         let executor = Rc::clone(&self.inner);
         future_to_promise(async move {
             let requests = parsed?;
@@ -198,6 +217,77 @@ impl JsExecutor {
         })
     }
 }
+
+fn require_object(ports: &JsValue, message: &str) -> Result<(), JsValue> {
+    if ports.is_object() {
+        Ok(())
+    } else {
+        Err(coded_error("invalid_port", "", message))
+    }
+}
+
+/// `skill` (every change type), `skills` (`{ [type]: skill }`), or both (`skill` then serves the types
+/// `skills` does not name).
+fn read_skills(ports: &JsValue) -> Result<SkillSet<JsSkill>, JsValue> {
+    let single = property(ports, "skill");
+    let fallback = if args::is_absent(&single) {
+        None
+    } else {
+        Some(JsSkill::from_js(single)?)
+    };
+    let map = property(ports, "skills");
+    if args::is_absent(&map) {
+        return match fallback {
+            Some(skill) => Ok(SkillSet::single(skill)),
+            None => Err(coded_error(
+                "invalid_port",
+                "skill",
+                "skill (or skills: { [type]: skill }) is required",
+            )),
+        };
+    }
+    if !map.is_object() || js_sys::Array::is_array(&map) {
+        return Err(coded_error(
+            "invalid_port",
+            "skills",
+            "skills must be an object { [type]: skill }",
+        ));
+    }
+    let mut by_type = BTreeMap::new();
+    for change_type in js_sys::Object::keys(map.unchecked_ref::<js_sys::Object>()).iter() {
+        let change_type = args::identifier("skills", &change_type).map_err(invalid)?;
+        let path = format!("skills.{change_type}");
+        let skill = JsSkill::named(&path, property(&map, &change_type))?;
+        by_type.insert(change_type, skill);
+    }
+    Ok(SkillSet::by_type(by_type, fallback))
+}
+
+/// The optional audit callback and how long it is awaited (`auditTimeoutMs`, default 5 s).
+fn read_audit(ports: &JsValue) -> Result<JsAudit, JsValue> {
+    let function = optional_function(ports, "audit")?;
+    let timeout = args::optional_number("auditTimeoutMs", &property(ports, "auditTimeoutMs"))
+        .map_err(invalid)?;
+    let timeout_ms = match timeout {
+        None => DEFAULT_AUDIT_TIMEOUT_MS,
+        Some(ms) if ms.fract() == 0.0 && (1.0..=MAX_AUDIT_TIMEOUT_MS).contains(&ms) => ms as u32,
+        Some(ms) => {
+            return Err(invalid(InputError::invalid(
+                "auditTimeoutMs",
+                format!(
+                    "must be whole milliseconds between 1 and {MAX_AUDIT_TIMEOUT_MS}, got {ms}"
+                ),
+            )));
+        }
+    };
+    Ok(JsAudit {
+        function,
+        timeout_ms,
+    })
+}
+
+/// The longest an audit callback may be awaited: ten minutes.
+const MAX_AUDIT_TIMEOUT_MS: f64 = 600_000.0;
 
 fn property(target: &JsValue, name: &str) -> JsValue {
     Reflect::get(target, &name.into()).unwrap_or(JsValue::UNDEFINED)

@@ -132,9 +132,8 @@ pub fn open_ai_compatible(
         move |prompt: JsValue, options: JsValue| {
             let client = Rc::clone(&client);
             future_to_promise(async move {
-                let prompt = prompt.as_string().ok_or_else(|| {
-                    super::errors::coded_error("invalid_input", "prompt", "prompt must be a string")
-                })?;
+                let prompt =
+                    super::args::text("prompt", &prompt).map_err(|error| input_error(&error))?;
                 let options: QueryOptions = super::convert::from_js("options", &options)
                     .map_err(|error| input_error(&error))?;
                 let reply = client

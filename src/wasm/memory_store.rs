@@ -1,7 +1,10 @@
 //! An in-memory ConfirmationStore for tests and demos.
 
+use super::args;
+use super::errors::invalid;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// In-memory key-value store with compare-and-swap. State lives as long as the object.
@@ -18,22 +21,48 @@ impl MemoryStore {
         Self::default()
     }
 
-    pub fn get(&self, key: &str) -> Option<String> {
-        self.entries.borrow().get(key).cloned()
+    /// The value under `key`, or `null`.
+    #[wasm_bindgen(unchecked_return_type = "string | null")]
+    pub fn get(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let key = args::text("key", &key).map_err(invalid)?;
+        Ok(self
+            .entries
+            .borrow()
+            .get(&key)
+            .map_or(JsValue::NULL, |value| JsValue::from(value.as_str())))
     }
 
-    pub fn put(&self, key: String, value: String) {
+    pub fn put(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] value: JsValue,
+    ) -> Result<(), JsValue> {
+        let key = args::text("key", &key).map_err(invalid)?;
+        let value = args::text("value", &value).map_err(invalid)?;
         self.entries.borrow_mut().insert(key, value);
+        Ok(())
     }
 
+    /// Writes `next` only when the current value is `expected` (`null`: no value yet); true when written.
     #[wasm_bindgen(js_name = compareAndSwap)]
-    pub fn compare_and_swap(&self, key: String, expected: Option<String>, next: String) -> bool {
+    pub fn compare_and_swap(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | null")] expected: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] next: JsValue,
+    ) -> Result<bool, JsValue> {
+        let key = args::text("key", &key).map_err(invalid)?;
+        let expected = args::optional_text("expected", &expected).map_err(invalid)?;
+        let next = args::text("next", &next).map_err(invalid)?;
         let mut entries = self.entries.borrow_mut();
         if entries.get(&key) != expected.as_ref() {
-            return false;
+            return Ok(false);
         }
         entries.insert(key, next);
-        true
+        Ok(true)
     }
 
     /// Every key, in order.

@@ -1,9 +1,17 @@
 //! The only module that touches JavaScript: the exported API, the adapters that turn JS objects into the
 //! host ports, and the mapping of errors to JS `Error`s with a stable `code` and `path`. It holds no
 //! domain logic.
+//!
+//! The rule for every export (function, method, constructor, static): parameters are `JsValue`, typed for
+//! TypeScript with `unchecked_param_type`, and read through [`args`] (strings, booleans, numbers) or
+//! [`convert`] (objects, arrays). Never take `String`, `&str`, `bool`, a number or an `Option` of them:
+//! wasm-bindgen does not check them at run time, so a wrong value traps or is coerced. A new export gets a
+//! case in `tests/js/boundary.test.mjs`, which fails for any export without one.
 
+pub mod args;
 pub mod closer_api;
 pub mod convert;
+pub mod deadline;
 pub mod errors;
 pub mod executor_api;
 pub mod llm_client;

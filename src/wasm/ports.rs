@@ -13,13 +13,13 @@ use wasm_bindgen_futures::JsFuture;
 /// A JS object whose methods were checked to exist when the port was built.
 #[derive(Clone)]
 pub struct JsObjectPort {
-    name: &'static str,
+    name: String,
     target: JsValue,
 }
 
 impl JsObjectPort {
     /// Checks that `target[method]` is a function for each method; the error names the missing one.
-    pub fn new(name: &'static str, target: JsValue, methods: &[&str]) -> Result<Self, JsValue> {
+    pub fn new(name: &str, target: JsValue, methods: &[&str]) -> Result<Self, JsValue> {
         if !target.is_object() {
             return Err(coded_error(
                 "invalid_port",
@@ -38,7 +38,10 @@ impl JsObjectPort {
                 ));
             }
         }
-        Ok(Self { name, target })
+        Ok(Self {
+            name: name.to_owned(),
+            target,
+        })
     }
 
     async fn call(&self, method: &str, args: &[JsValue]) -> Result<JsValue, PortError> {
@@ -113,7 +116,12 @@ pub struct JsSkill(pub JsObjectPort);
 
 impl JsSkill {
     pub fn from_js(target: JsValue) -> Result<Self, JsValue> {
-        JsObjectPort::new("skill", target, &["preview", "apply"]).map(Self)
+        Self::named("skill", target)
+    }
+
+    /// A skill found under `path` (e.g. `skills.status_change`), named so in errors.
+    pub fn named(path: &str, target: JsValue) -> Result<Self, JsValue> {
+        JsObjectPort::new(path, target, &["preview", "apply"]).map(Self)
     }
 }
 
@@ -149,21 +157,36 @@ impl Clock for JsClock {
     }
 }
 
-/// Optional audit callback.
-pub struct JsAudit(pub Option<Function>);
+/// Optional audit callback, awaited at most `timeout_ms`: a sink that never settles cannot hold a result
+/// back, and a late or failed audit is reported as an error.
+pub struct JsAudit {
+    pub function: Option<Function>,
+    pub timeout_ms: u32,
+}
+
+/// How long an audit callback is awaited by default.
+pub const DEFAULT_AUDIT_TIMEOUT_MS: u32 = 5_000;
 
 impl AuditSink for JsAudit {
     async fn record(&self, record: &AuditRecord) -> Result<(), PortError> {
-        let Some(function) = &self.0 else {
+        let Some(function) = &self.function else {
             return Ok(());
         };
         let returned = function
             .call1(&JsValue::NULL, &to_js(record))
-            .map_err(|thrown| PortError::new(thrown_message(&thrown)))?;
-        JsFuture::from(Promise::resolve(&returned))
-            .await
-            .map(drop)
-            .map_err(|rejected| PortError::new(thrown_message(&rejected)))
+            .map_err(|thrown| {
+                PortError::new(format!("audit threw: {}", thrown_message(&thrown)))
+            })?;
+        match super::deadline::within(Promise::resolve(&returned), self.timeout_ms).await {
+            super::deadline::Settled::Resolved(_) => Ok(()),
+            super::deadline::Settled::Rejected(message) => {
+                Err(PortError::new(format!("audit rejected: {message}")))
+            }
+            super::deadline::Settled::TimedOut => Err(PortError::new(format!(
+                "audit did not settle within {} ms",
+                self.timeout_ms
+            ))),
+        }
     }
 }
 
@@ -177,6 +200,22 @@ pub fn optional_function(target: &JsValue, name: &str) -> Result<Option<Function
         .dyn_into::<Function>()
         .map(Some)
         .map_err(|_| coded_error("invalid_port", name, &format!("{name} must be a function")))
+}
+
+/// Reads an optional `logger` property: absent, or an object such as `console`.
+pub fn optional_logger(target: &JsValue, path: &str) -> Result<Option<JsValue>, JsValue> {
+    let value = Reflect::get(target, &"logger".into()).unwrap_or(JsValue::UNDEFINED);
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    if value.is_object() {
+        return Ok(Some(value));
+    }
+    Err(coded_error(
+        "invalid_port",
+        path,
+        "logger must be an object such as console",
+    ))
 }
 
 /// The seed's QueryFn: `(prompt, { outputSchema, schemaName }) => { structuredOutput?, text?, error? }`.

@@ -1,11 +1,15 @@
 //! The Reflector, the Playbook and the `createGovernor` container, exported to JavaScript.
 
-use super::convert::{from_js, from_js_valid, options_from_setup, parse_outcome, to_js};
+use super::args;
+use super::convert::{
+    from_js, from_js_list, from_js_valid, options_from_setup, parse_model_answer, to_js,
+};
 use super::errors::{coded_error, invalid};
-use super::ports::{JsClock, JsLogger, JsPromptLoader, JsQueryFn, JsStore, optional_function};
+use super::ports::{
+    JsClock, JsLogger, JsPromptLoader, JsQueryFn, JsStore, optional_function, optional_logger,
+};
 use crate::closer::CloserOptions;
 use crate::governor::Governor;
-use crate::llm::parse_structured;
 use crate::playbook::delta::apply_deltas;
 use crate::playbook::storage::{load_playbook, save_playbook};
 use crate::playbook::{DeltaOp, Playbook, PlaybookPolicy, curate};
@@ -40,8 +44,10 @@ export type ReflectionParse = { ok: true; reflection: ModelReflection } | { ok: 
 
 /// Extracts and parses a Reflector answer (insights and bullet tags) from model text.
 #[wasm_bindgen(js_name = parseReflection, unchecked_return_type = "ReflectionParse")]
-pub fn parse_reflection(text: &str) -> Result<JsValue, JsValue> {
-    parse_outcome(parse_structured::<ModelReflection>(text), "reflection")
+pub fn parse_reflection(
+    #[wasm_bindgen(unchecked_param_type = "string | null")] text: JsValue,
+) -> Result<JsValue, JsValue> {
+    parse_model_answer::<ModelReflection>(&text, "reflection")
 }
 
 type JsGovernorPorts = Governor<JsQueryFn, JsPromptLoader, JsStore, JsClock>;
@@ -73,13 +79,11 @@ pub fn create_governor(
         JsStore::from_js(Reflect::get(&ports, &"store".into()).unwrap_or(JsValue::UNDEFINED))?;
     let clock = JsClock(optional_function(&ports, "now")?);
     let loader = JsPromptLoader(optional_function(&ports, "loadPrompt")?);
-    let root = Reflect::get(&ports, &"promptRoot".into())
-        .ok()
-        .and_then(|v| v.as_string())
+    let root = Reflect::get(&ports, &"promptRoot".into()).unwrap_or(JsValue::UNDEFINED);
+    let root = args::optional_text("promptRoot", &root)
+        .map_err(invalid)?
         .unwrap_or_default();
-    let logger = Reflect::get(&ports, &"logger".into())
-        .ok()
-        .filter(JsValue::is_object);
+    let logger = optional_logger(&ports, "logger")?;
     Ok(JsGovernor {
         ports: Governor::new(llm, loader, store, clock, &root),
         logger,
@@ -88,6 +92,16 @@ pub fn create_governor(
 
 #[wasm_bindgen(js_class = Governor)]
 impl JsGovernor {
+    /// Not constructible with `new`: obtain one from `createGovernor(ports)`. Throws an `AgentGovernorError` (`invalid_input`).
+    #[wasm_bindgen(constructor)]
+    pub fn not_constructible() -> Result<JsGovernor, JsValue> {
+        Err(coded_error(
+            "invalid_input",
+            "",
+            "Governor has no public constructor: obtain one from createGovernor(ports)",
+        ))
+    }
+
     /// A Closer reading prompts through the container's `loadPrompt` (pass the QueryFn to `check`).
     pub fn closer(
         &self,
@@ -144,20 +158,38 @@ pub struct JsReflector {
 
 #[wasm_bindgen(js_class = Reflector)]
 impl JsReflector {
+    /// Not constructible with `new`: obtain one from `createGovernor(ports).reflector()`. Throws an `AgentGovernorError` (`invalid_input`).
+    #[wasm_bindgen(constructor)]
+    pub fn not_constructible() -> Result<JsReflector, JsValue> {
+        Err(coded_error(
+            "invalid_input",
+            "",
+            "Reflector has no public constructor: obtain one from createGovernor(ports).reflector()",
+        ))
+    }
+
     /// build -> ask -> parse -> tag -> result. Resolves to a ReflectionResult whatever the model does
     /// (an LLM failure is a result with `error` and no insights); rejects only on malformed input.
     #[wasm_bindgen(unchecked_return_type = "Promise<ReflectionResult>")]
     pub fn reflect(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Trajectory")] trajectory: JsValue,
-        ground_truth: String,
-        test_report: String,
-        dataset: Option<String>,
+        #[wasm_bindgen(unchecked_param_type = "string")] ground_truth: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] test_report: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | undefined")] dataset: JsValue,
     ) -> Promise {
-        let trajectory = from_js_valid::<Trajectory>("trajectory", &trajectory).map_err(invalid);
+        let read = || -> Result<_, JsValue> {
+            Ok((
+                from_js_valid::<Trajectory>("trajectory", &trajectory).map_err(invalid)?,
+                args::text("groundTruth", &ground_truth).map_err(invalid)?,
+                args::text("testReport", &test_report).map_err(invalid)?,
+                args::optional_text("dataset", &dataset).map_err(invalid)?,
+            ))
+        };
+        let parsed = read();
         let reflector = Rc::clone(&self.inner);
         future_to_promise(async move {
-            let trajectory = trajectory?;
+            let (trajectory, ground_truth, test_report, dataset) = parsed?;
             let dataset = dataset.unwrap_or_else(|| "default".to_owned());
             Ok(to_js(
                 &reflector
@@ -215,9 +247,10 @@ impl JsPlaybook {
     #[wasm_bindgen(unchecked_return_type = "Promise<Playbook>")]
     pub fn load(
         #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
-        name: String,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
     ) -> Result<Promise, JsValue> {
         let store = JsStore::from_js(store)?;
+        let name = args::identifier("name", &name).map_err(invalid)?;
         Ok(future_to_promise(async move {
             let (playbook, text) = load_playbook(&store, &name)
                 .await
@@ -232,9 +265,10 @@ impl JsPlaybook {
     pub fn save(
         &self,
         #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
-        name: String,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
     ) -> Result<Promise, JsValue> {
         let store = JsStore::from_js(store)?;
+        let name = args::identifier("name", &name).map_err(invalid)?;
         let (playbook, loaded) = (Rc::clone(&self.inner), Rc::clone(&self.loaded));
         Ok(future_to_promise(async move {
             let snapshot = playbook.borrow().clone();
@@ -271,10 +305,11 @@ impl JsPlaybook {
     #[wasm_bindgen(unchecked_return_type = "DeltaOp[]")]
     pub fn curate(
         &self,
-        reflection_id: String,
+        #[wasm_bindgen(unchecked_param_type = "string")] reflection_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Insight[]")] insights: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let insights: Vec<Insight> = from_js("insights", &insights).map_err(invalid)?;
+        let reflection_id = args::identifier("reflectionId", &reflection_id).map_err(invalid)?;
+        let insights: Vec<Insight> = from_js_list("insights", &insights).map_err(invalid)?;
         Ok(to_js(&curate(
             &self.inner.borrow(),
             &reflection_id,
@@ -288,7 +323,7 @@ impl JsPlaybook {
         &self,
         #[wasm_bindgen(unchecked_param_type = "DeltaOp[]")] ops: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let ops: Vec<DeltaOp> = from_js("ops", &ops).map_err(invalid)?;
+        let ops: Vec<DeltaOp> = from_js_list("ops", &ops).map_err(invalid)?;
         Ok(to_js(&apply_deltas(&mut self.inner.borrow_mut(), &ops)))
     }
 

@@ -1,11 +1,11 @@
 //! The Watcher API exported to JavaScript.
 
-use super::convert::{from_js, from_js_valid, options_from_setup, parse_outcome, to_js};
+use super::convert::{from_js, from_js_valid, options_from_setup, parse_model_answer, to_js};
 use super::errors::{coded_error, invalid};
 use super::ports::{
     JsClock, JsExecutorRerun, JsLogger, JsPromptLoader, JsQueryFn, JsStore, optional_function,
+    optional_logger,
 };
-use crate::llm::parse_structured;
 use crate::watcher::ledger::read_entries;
 use crate::watcher::{
     ModelVerdict, Persona, Watcher, WatcherInput, WatcherOptions, check_persona_divergence,
@@ -80,7 +80,7 @@ pub fn pick(executor: JsValue, candidates: JsValue) -> Result<JsValue, JsValue> 
     let candidates: Vec<Persona> = if candidates.is_undefined() {
         persona_catalog()
     } else {
-        from_js("catalog", &candidates).map_err(invalid)?
+        super::convert::from_js_list("catalog", &candidates).map_err(invalid)?
     };
     let Some((persona, report)) = pick_watcher_persona(executor.as_ref(), &candidates) else {
         return Ok(JsValue::NULL);
@@ -93,8 +93,10 @@ pub fn pick(executor: JsValue, candidates: JsValue) -> Result<JsValue, JsValue> 
 
 /// Extracts and parses a Watcher verdict from model text.
 #[wasm_bindgen(js_name = parseWatcherVerdict, unchecked_return_type = "WatcherVerdictParse")]
-pub fn parse_verdict(text: &str) -> Result<JsValue, JsValue> {
-    parse_outcome(parse_structured::<ModelVerdict>(text), "verdict")
+pub fn parse_verdict(
+    #[wasm_bindgen(unchecked_param_type = "string | null")] text: JsValue,
+) -> Result<JsValue, JsValue> {
+    parse_model_answer::<ModelVerdict>(&text, "verdict")
 }
 
 type JsBackedWatcher = Watcher<JsPromptLoader, JsStore, JsClock>;
@@ -130,12 +132,12 @@ impl JsWatcher {
             JsStore::from_js(Reflect::get(&setup, &"store".into()).unwrap_or(JsValue::UNDEFINED))?;
         let clock = JsClock(optional_function(&setup, "now")?);
         let loader = JsPromptLoader(optional_function(&setup, "loadPrompt")?);
-        let logger = Reflect::get(&setup, &"logger".into()).unwrap_or(JsValue::UNDEFINED);
+        let logger = optional_logger(&setup, "logger")?;
         let options: WatcherOptions =
             options_from_setup(&setup, &["store", "now", "loadPrompt", "logger"])
                 .map_err(invalid)?;
         let mut watcher = Watcher::new(options, loader, store, clock);
-        if logger.is_object() {
+        if let Some(logger) = logger {
             watcher = watcher.with_logger(Rc::new(JsLogger(logger)));
         }
         Ok(Self {

@@ -69,7 +69,7 @@ test("the built-in client is a QueryFn: request plumbing and typed errors", asyn
 
 test("the completion handler: not checked, then checked, then stopped at its limit", async () => {
   const closer = new Closer({ workingDir: "", agentId: "a" });
-  const handler = new CloserCompletionHandler(closer, { stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" }, maxIterations: 1 });
+  const handler = closer.completionHandler({ stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" }, maxIterations: 1 });
   assert.equal(handler.getCompletionDescription(), "Not checked");
   const query = () => ({ structuredOutput: answer(false, 0.5, [["impl", false]]) });
   await handler.checkCompletion({ structuredOutput: { status: "wip" } }, query);

@@ -76,7 +76,7 @@ export async function checkCompletion(): Promise<boolean> {
     { structuredOutput: { done: true }, stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } },
     query,
   );
-  const handler = new CloserCompletionHandler(closer, { stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } });
+  const handler = closer.completionHandler({ stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } });
   await handler.checkCompletion({ structuredOutput: result.output as unknown as Record<string, unknown> }, query);
   const pending: string[] = result.output.pendingActions ?? [];
   return result.complete && handler.isComplete() && pending.length === 0 && result.promptStatus !== "Fallback";

@@ -45,7 +45,7 @@ fn draft() -> JsValue {
 }
 
 fn issued() -> JsValue {
-    issue(draft(), signer(), None).unwrap()
+    issue(draft(), signer(), JsValue::UNDEFINED).unwrap()
 }
 
 /// A skill over a status map, counting Applies; `apply_body` is the JS expression of its Apply function.
@@ -132,14 +132,19 @@ fn issue_confirmation_signs_with_a_fresh_uuid_and_rejects_weak_keys() {
     assert_eq!(text(&first, "confirmation_id").len(), 36);
     assert_eq!(text(&first, "signature").len(), 64);
     assert_eq!(text(&first, "confirmed_by"), "human");
-    let weak = issue(draft(), js("{ keyId: 'approver', secret: 'short' }"), None).unwrap_err();
+    let weak = issue(
+        draft(),
+        js("{ keyId: 'approver', secret: 'short' }"),
+        JsValue::UNDEFINED,
+    )
+    .unwrap_err();
     assert_eq!(
         code_and_path(&weak),
         ("invalid_key".into(), "signer.secret".into())
     );
-    let bad_draft = issue(js("{ node_id: 'n' }"), signer(), None).unwrap_err();
+    let bad_draft = issue(js("{ node_id: 'n' }"), signer(), JsValue::UNDEFINED).unwrap_err();
     assert_eq!(code_and_path(&bad_draft).0, "invalid_input");
-    let bad_clock = issue(draft(), signer(), Some(f64::NAN)).unwrap_err();
+    let bad_clock = issue(draft(), signer(), JsValue::from(f64::NAN)).unwrap_err();
     assert_eq!(
         code_and_path(&bad_clock),
         ("invalid_input".into(), "now".into())

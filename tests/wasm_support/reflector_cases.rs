@@ -28,7 +28,7 @@ async fn reflect_through_a_query_fn_and_keep_only_used_bullet_tags() {
         js(TRAJECTORY),
         "gt".into(),
         "report".into(),
-        None,
+        JsValue::UNDEFINED,
     ))
     .await
     .unwrap();
@@ -48,7 +48,7 @@ async fn a_failing_llm_gives_a_result_with_the_error() {
         js(TRAJECTORY),
         "".into(),
         "".into(),
-        None,
+        JsValue::UNDEFINED,
     ))
     .await
     .unwrap();
@@ -58,7 +58,7 @@ async fn a_failing_llm_gives_a_result_with_the_error() {
         js("{ query: ' ', generated_result: 'x' }"),
         "".into(),
         "".into(),
-        None,
+        JsValue::UNDEFINED,
     ))
     .await
     .unwrap_err();
@@ -84,6 +84,6 @@ fn playbook_ops_render_and_serialise() {
     let copy = JsPlaybook::from_json(playbook.to_json()).unwrap();
     assert_eq!(copy.render(), playbook.render());
     assert!(playbook.apply_deltas(js("'not ops'")).is_err());
-    let parsed = parse_reflection("{\"insights\": [], \"bullet_evaluations\": []}").unwrap();
+    let parsed = parse_reflection("{\"insights\": [], \"bullet_evaluations\": []}".into()).unwrap();
     assert_eq!(get(&parsed, "ok"), JsValue::TRUE);
 }

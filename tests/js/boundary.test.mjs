@@ -1,0 +1,316 @@
+// Every export of the built package, every parameter position, every kind of JS value: a typed error (or
+// a documented valid result), never a trap, a bare TypeError or a coercion; and the instance still works.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import * as api from "agent-governor";
+
+const { MemoryStore, Playbook, issueConfirmation, requestFor, saveConfirmation } = api;
+
+const HUNDRED_MB = "x".repeat(100 * 1024 * 1024);
+
+/** Every kind of value a JavaScript caller can pass. */
+const VALUES = [
+  ["undefined", undefined],
+  ["null", null],
+  ["boolean", true],
+  ["number", 42],
+  ["NaN", NaN],
+  ["bigint", 10n],
+  ["symbol", Symbol("s")],
+  ["function", () => "x"],
+  ["array", []],
+  ["plain object", {}],
+  ["class instance", new Date(0)],
+  ["wasm class instance", new Playbook()],
+  ["throwing proxy", new Proxy({}, { get() { throw new Error("proxy trap"); }, ownKeys() { throw new Error("proxy trap"); } })],
+  ["lone surrogate", "ab\uD800cd"],
+  ["100 MB string", HUNDRED_MB],
+];
+
+// ---- valid arguments, built fresh for each call ----
+const signer = { keyId: "approver", secret: "0123456789abcdef0123456789abcdef-approval" };
+const keys = { [signer.keyId]: signer.secret };
+const draft = () => ({
+  node_id: "node-1",
+  proposed_change: { type: "status_change", from: "todo", to: "done" },
+  intent: "all subtasks closed",
+  reason: "checked by a human",
+  ui_action: "approve_button",
+});
+const confirmation = () => issueConfirmation(draft(), signer);
+const skill = () => ({ preview: () => ({ current_status: "todo" }), apply: () => ({ status: 200, body: { applied: true } }) });
+const closerSetup = () => ({ workingDir: "/w", agentId: "a" });
+const closerInput = () => ({ structuredOutput: { status: "implemented" }, stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } });
+const closerAnswer = () => ({ checklist: [{ id: "impl", description: "impl", completed: true, evidence: null }], allComplete: true, summary: "done", pendingActions: [], confidence: 0.9 });
+const query = () => () => ({ structuredOutput: closerAnswer() });
+const persona = (name) => api.personaCatalog().find((p) => p.name === name);
+const watcherInput = () => ({
+  executor_result: { status: "completed", artifacts: ["api.md"], execution_log: "done", persona_applied: "Kent Beck" },
+  original_request: "design the API",
+  persona: persona("Martin Fowler"),
+  executor_persona: persona("Kent Beck"),
+  task_classification: "design",
+});
+const trajectory = () => ({ query: "q", generated_result: "r", reasoning_steps: ["s"], used_bullet_ids: [] });
+const governor = () => api.createGovernor({ llm: query(), store: new MemoryStore() });
+
+/**
+ * One entry per export. `params` lists each position: its error `path` (null: any path), the values it
+ * documents as valid (`accepts`), the error codes it may give (default `invalid_input`), and a valid value.
+ * `target` gives the receiver of a method. `noParams` exports are called once with every value appended.
+ */
+const p = (path, valid, options = {}) => ({ path, valid, accepts: options.accepts ?? [], codes: options.codes ?? ["invalid_input"] });
+const PORT = { codes: ["invalid_port"] };
+// Any function is a QueryFn; one that answers nonsense gives a fail-closed result, not an error.
+const CALLBACK = { codes: ["invalid_port"], accepts: ["function"] };
+const OPTIONAL = ["undefined", "null"];
+const OPTIONS = [...OPTIONAL, "plain object"];
+
+const FUNCTIONS = {
+  checkConfirmation: [p(null, () => ({ confirmation: confirmation(), request: requestFor(confirmation()), now: Date.now(), keys }))],
+  issueConfirmation: [p("draft", draft), p("signer", () => signer, { codes: ["invalid_input", "invalid_key"] }), p("now", () => Date.now(), { accepts: [...OPTIONAL, "number"] })],
+  requestFor: [p("confirmation", confirmation)],
+  saveConfirmation: [p("store", () => new MemoryStore(), PORT), p("confirmation", confirmation)],
+  cancelConfirmation: [p("store", () => new MemoryStore(), PORT), p("confirmationId", () => "c-1")],
+  reconcileConfirmation: [p("store", () => new MemoryStore(), PORT), p("confirmationId", () => "c-1"), p("applied", () => true, { accepts: ["boolean"] }), p("now", () => Date.now(), { accepts: [...OPTIONAL, "number"] })],
+  applyDirectly: [p(null, () => ({ skill: skill() }), PORT), p("confirmation", confirmation)],
+  decideCompletion: [p("output", closerAnswer), p("options", () => ({}), { accepts: OPTIONS })],
+  parseCloserOutput: [p("text", () => JSON.stringify(closerAnswer()), { accepts: ["null"] })],
+  parseWatcherVerdict: [p("text", () => "{}", { accepts: ["null"] })],
+  parseReflection: [p("text", () => "{}", { accepts: ["null"] })],
+  closerOutputSchema: [],
+  personaCatalog: [],
+  formatIterationSummary: [p("result", null)],
+  resolvePrompt: [p("query", () => ({ workingDir: "/w", agentId: "a", c2: "complete", c3: "issue" }), { codes: ["invalid_input", "invalid_port"] })],
+  renderPrompt: [p("fileText", () => "hello"), p("variables", () => ({}), { accepts: ["plain object"] })],
+  createCloser: [p(null, closerSetup, { codes: ["invalid_input", "invalid_port"] })],
+  createGovernor: [p(null, () => ({ llm: query(), store: new MemoryStore() }), PORT)],
+  openAICompatible: [p("config", () => ({ baseUrl: "http://127.0.0.1:9/v1", model: "m" }))],
+  checkPersonaDivergence: [p("executorPersona", () => persona("Kent Beck"), { accepts: OPTIONAL }), p("watcherPersona", () => persona("Martin Fowler"), { accepts: OPTIONAL })],
+  pickWatcherPersona: [p("executorPersona", () => persona("Kent Beck"), { accepts: OPTIONAL }), p("catalog", () => api.personaCatalog(), { accepts: ["undefined", "array"] })],
+};
+// formatIterationSummary needs a CloserResult; take one from a real check.
+FUNCTIONS.formatIterationSummary[0].valid = null;
+
+const CLASSES = {
+  Executor: {
+    construct: [p(null, () => ({ store: new MemoryStore(), skill: skill(), keys }), { codes: ["invalid_port", "invalid_input", "invalid_key"] })],
+    instance: () => new api.Executor({ store: new MemoryStore(), skill: skill(), keys }),
+    methods: { execute: [p("request", () => requestFor(confirmation()))], executeBatch: [p("requests", () => [requestFor(confirmation())], { accepts: ["array"] })] },
+  },
+  MemoryStore: {
+    construct: [],
+    instance: () => { const store = new MemoryStore(); store.put("k", "v"); return store; },
+    methods: {
+      get: [p("key", () => "k")],
+      put: [p("key", () => "k2"), p("value", () => "v2")],
+      compareAndSwap: [p("key", () => "k3"), p("expected", () => null, { accepts: OPTIONAL }), p("next", () => "n")],
+      keys: [],
+    },
+    healthy: (store) => store.get("k") === "v",
+  },
+  Closer: {
+    construct: [p(null, closerSetup, { codes: ["invalid_input", "invalid_port"] })],
+    instance: () => new api.Closer(closerSetup()),
+    methods: {
+      check: [p("input", closerInput), p("query", query, CALLBACK)],
+      completionHandler: [p("setup", () => ({ stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } }))],
+    },
+  },
+  CloserCompletionHandler: {
+    construct: "factory",
+    instance: () => new api.Closer(closerSetup()).completionHandler({ stepId: "s", c3l: { c2: "complete", c3: "issue" } }),
+    methods: {
+      checkCompletion: [p("summary", () => ({ structuredOutput: { status: "x" } }), { accepts: ["plain object"] }), p("query", query, CALLBACK)],
+      isComplete: [], isExhausted: [], getCompletionDescription: [],
+    },
+  },
+  Watcher: {
+    construct: [p(null, () => ({ agentId: "w", store: new MemoryStore() }), { codes: ["invalid_input", "invalid_port"] })],
+    instance: () => new api.Watcher({ agentId: "w", store: new MemoryStore() }),
+    methods: {
+      inspect: [p("input", watcherInput), p("query", query, CALLBACK)],
+      runProtocol: [p("input", watcherInput), p("query", query, CALLBACK), p("rerunExecutor", () => () => watcherInput().executor_result, CALLBACK)],
+      ledger: [],
+    },
+  },
+  Governor: {
+    construct: "factory",
+    instance: governor,
+    methods: {
+      closer: [p("options", closerSetup)],
+      watcher: [p("options", () => ({ agentId: "w" }))],
+      reflector: [p("options", () => ({}), { accepts: ["undefined", "plain object"] })],
+    },
+  },
+  Reflector: {
+    construct: "factory",
+    instance: () => governor().reflector(),
+    methods: {
+      reflect: [p("trajectory", trajectory), p("groundTruth", () => "gt"), p("testReport", () => "report"), p("dataset", () => "default", { accepts: OPTIONAL })],
+    },
+  },
+  Playbook: {
+    construct: [],
+    instance: () => new Playbook(),
+    statics: {
+      fromJSON: [p("playbook", () => new Playbook().toJSON())],
+      load: [p("store", () => new MemoryStore(), PORT), p("name", () => "default")],
+    },
+    methods: {
+      save: [p("store", () => new MemoryStore(), PORT), p("name", () => "default")],
+      applyReflection: [p("result", null)],
+      curate: [p("reflectionId", () => "r-1"), p("insights", () => [], { accepts: ["array"] })],
+      applyDeltas: [p("ops", () => [], { accepts: ["array"] })],
+      pruneHarmful: [p("policy", () => ({}), { accepts: OPTIONS })],
+      enforceBudget: [p("policy", () => ({}), { accepts: OPTIONS })],
+      dedup: [], render: [], toJSON: [],
+    },
+  },
+};
+CLASSES.Playbook.methods.applyReflection[0].valid = null;
+
+/** Exports that are not ours to validate: wasm-bindgen's loader, documented as a no-op once loaded. */
+const LOADER = new Set(["initSync"]);
+
+async function outcome(call) {
+  try {
+    const value = call();
+    return { value: value && typeof value.then === "function" ? await value : value };
+  } catch (error) {
+    return { error };
+  }
+}
+
+function assertTyped(error, position, label) {
+  assert.ok(!(error instanceof WebAssembly.RuntimeError), `${label}: trapped (${error?.message})`);
+  assert.ok(error instanceof Error, `${label}: threw a non-Error ${String(error)}`);
+  assert.equal(error.name, "AgentGovernorError", `${label}: ${error.name}: ${error.message}`);
+  assert.ok(position.codes.includes(error.code), `${label}: code ${error.code} (${error.message})`);
+  assert.equal(typeof error.path, "string", `${label}: path`);
+  if (position.path !== null && position.path !== "") {
+    const { path } = error;
+    assert.ok(path === position.path || path.startsWith(`${position.path}.`) || path.startsWith(`${position.path}[`), `${label}: path \`${path}\`, expected \`${position.path}\``);
+  }
+}
+
+/** The same module instance still answers a normal call correctly. */
+function assertModuleHealthy(label) {
+  const verdict = api.checkConfirmation({ confirmation: confirmation(), request: requestFor(confirmation()), now: Date.now(), keys });
+  assert.equal(verdict.verdict, "rejected", `${label}: module still answers`);
+  const store = new MemoryStore();
+  store.put("a", "b");
+  assert.equal(store.get("a"), "b", `${label}: module still answers`);
+}
+
+let cases = 0;
+
+async function throwEverything(label, positions, invoke, healthy) {
+  for (let index = 0; index < positions.length; index += 1) {
+    const position = positions[index];
+    for (const [name, bad] of VALUES) {
+      const args = positions.map((other) => (other.valid ? other.valid() : undefined));
+      args[index] = bad;
+      const caseLabel = `${label} #${index} (${position.path ?? "value"}) <- ${name}`;
+      const { error } = await outcome(() => invoke(args));
+      cases += 1;
+      if (position.accepts.includes(name)) {
+        // A documented valid value: a result, or a domain answer (not_found, ...) as a typed error.
+        if (error !== undefined) {
+          assert.equal(error.name, "AgentGovernorError", `${caseLabel}: documented as valid, but threw ${error?.message}`);
+          assert.notEqual(error.code, "invalid_input", `${caseLabel}: documented as valid, but refused: ${error.message}`);
+        }
+      } else {
+        assert.ok(error !== undefined, `${caseLabel}: accepted a bad value`);
+        assertTyped(error, position, caseLabel);
+      }
+      await healthy(caseLabel);
+    }
+  }
+}
+
+test("every export is covered by a case", () => {
+  const covered = new Set([...Object.keys(FUNCTIONS), ...Object.keys(CLASSES), ...LOADER]);
+  const missing = Object.keys(api).filter((name) => !covered.has(name));
+  assert.deepEqual(missing, [], "exports without a case in tests/js/boundary.test.mjs");
+  for (const [name, spec] of Object.entries(CLASSES)) {
+    const prototype = api[name].prototype;
+    const methods = Object.getOwnPropertyNames(prototype).filter((m) => m !== "constructor" && typeof Object.getOwnPropertyDescriptor(prototype, m).value === "function" && !m.startsWith("__") && m !== "free" && typeof m === "string");
+    const missingMethods = methods.filter((m) => !(m in spec.methods));
+    assert.deepEqual(missingMethods, [], `${name} methods without a case`);
+    const statics = Object.getOwnPropertyNames(api[name]).filter((m) => typeof api[name][m] === "function" && !m.startsWith("__"));
+    assert.deepEqual(statics.filter((m) => !(m in (spec.statics ?? {}))), [], `${name} static methods without a case`);
+  }
+});
+
+test("functions: every position, every value", async () => {
+  // A real CloserResult for formatIterationSummary and a real ReflectionResult for applyReflection.
+  const closerResult = await new api.Closer(closerSetup()).check(closerInput(), query());
+  FUNCTIONS.formatIterationSummary[0].valid = () => closerResult;
+  const reflection = await governor().reflector().reflect(trajectory(), "gt", "report");
+  CLASSES.Playbook.methods.applyReflection[0].valid = () => reflection;
+  for (const [name, positions] of Object.entries(FUNCTIONS)) {
+    await throwEverything(name, positions, (args) => api[name](...args), assertModuleHealthy);
+    if (positions.length === 0) {
+      const { error } = await outcome(() => api[name](...VALUES.map(([, value]) => value)));
+      assert.equal(error, undefined, `${name} ignores extra arguments`);
+      cases += 1;
+    }
+  }
+});
+
+test("classes: constructors, static methods and methods, every position, every value", async () => {
+  for (const [name, spec] of Object.entries(CLASSES)) {
+    const Class = api[name];
+    if (spec.construct === "factory") {
+      for (const [valueName, value] of VALUES) {
+        const { error } = await outcome(() => new Class(value));
+        cases += 1;
+        assertTyped(error, { path: null, codes: ["invalid_input"] }, `new ${name}(${valueName})`);
+      }
+    } else {
+      await throwEverything(`new ${name}`, spec.construct, (args) => new Class(...args), assertModuleHealthy);
+    }
+    for (const [method, positions] of Object.entries(spec.statics ?? {})) {
+      await throwEverything(`${name}.${method}`, positions, (args) => Class[method](...args), assertModuleHealthy);
+    }
+    for (const [method, positions] of Object.entries(spec.methods)) {
+      const instance = spec.instance();
+      const healthy = async (label) => {
+        assertModuleHealthy(label);
+        if (spec.healthy) assert.ok(spec.healthy(instance), `${label}: the instance still answers`);
+      };
+      await throwEverything(`${name}.prototype.${method}`, positions, (args) => instance[method](...args), healthy);
+      if (positions.length === 0) {
+        const { error } = await outcome(() => instance[method](...VALUES.map(([, value]) => value)));
+        assert.equal(error, undefined, `${name}.${method} ignores extra arguments`);
+        cases += 1;
+      }
+    }
+  }
+});
+
+test("the number of cases run", () => {
+  assert.ok(cases > 500, `only ${cases} cases`);
+  console.log(`[boundary] ${cases} (export, position, value) cases run`);
+});
+
+test("a string where a boolean is expected is refused, never coerced (reconcile after an unknown Apply)", async () => {
+  const store = new MemoryStore();
+  const issued = confirmation();
+  await saveConfirmation(store, issued);
+  let applies = 0;
+  const gateway = { preview: () => ({ current_status: "todo" }), apply: () => { applies += 1; return { status: 504, body: {} }; } };
+  const executor = new api.Executor({ store, skill: gateway, keys });
+  const first = await executor.execute(requestFor(issued));
+  assert.equal(first.confirmation_state, "in_flight");
+  for (const spelling of ["true", "false", 1, 0, null, undefined]) {
+    await assert.rejects(async () => api.reconcileConfirmation(store, issued.confirmation_id, spelling), (error) => error.code === "invalid_input" && error.path === "applied");
+  }
+  const again = await executor.execute(requestFor(issued));
+  assert.equal(again.rejection.phase, "in_flight", "still in flight after the refused reconciles");
+  const settled = await api.reconcileConfirmation(store, issued.confirmation_id, true);
+  assert.equal(settled.consumed, true);
+  assert.equal((await executor.execute(requestFor(issued))).rejection.phase, "already_consumed");
+  assert.equal(applies, 1, "applied once");
+});
