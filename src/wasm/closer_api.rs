@@ -74,7 +74,7 @@ export interface StrictSchema {
 #[wasm_bindgen(js_name = decideCompletion, unchecked_return_type = "CompletionDecision")]
 pub fn decide(
     #[wasm_bindgen(unchecked_param_type = "CloserStructuredOutput")] output: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "DecisionOptions | undefined")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "DecisionOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let output: CloserStructuredOutput = from_js("output", &output).map_err(invalid)?;
     let options: DecisionOptions = if options.is_undefined() || options.is_null() {

@@ -44,7 +44,7 @@ pub fn check_confirmation(
 pub fn issue(
     #[wasm_bindgen(unchecked_param_type = "ConfirmationDraft")] draft: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SignerKey")] signer: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "number | undefined")] now: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "number")] now: JsValue,
 ) -> Result<JsValue, JsValue> {
     let draft: ConfirmationDraft = read("draft", &draft)?;
     let signer = read_signer(&signer)?;
@@ -109,7 +109,7 @@ pub fn reconcile(
     #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string")] confirmation_id: JsValue,
     #[wasm_bindgen(unchecked_param_type = "boolean")] applied: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "number | undefined")] now: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "number")] now: JsValue,
 ) -> Result<Promise, JsValue> {
     let store = JsStore::from_js(store)?;
     let confirmation_id = args::identifier("confirmationId", &confirmation_id).map_err(invalid)?;

@@ -131,7 +131,7 @@ impl JsGovernor {
     /// A Reflector with the container's LLM, prompt builder and store injected.
     pub fn reflector(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "ReflectorOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "ReflectorOptions")] options: JsValue,
     ) -> Result<JsReflector, JsValue> {
         let options: ReflectorOptions = if options.is_undefined() {
             ReflectorOptions::default()
@@ -176,7 +176,7 @@ impl JsReflector {
         #[wasm_bindgen(unchecked_param_type = "Trajectory")] trajectory: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string")] ground_truth: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string")] test_report: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string | undefined")] dataset: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string")] dataset: JsValue,
     ) -> Promise {
         let read = || -> Result<_, JsValue> {
             Ok((
@@ -336,7 +336,7 @@ impl JsPlaybook {
     #[wasm_bindgen(js_name = pruneHarmful)]
     pub fn prune_harmful(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "PlaybookPolicy | undefined")] policy_value: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "PlaybookPolicy")] policy_value: JsValue,
     ) -> Result<Vec<String>, JsValue> {
         Ok(self
             .inner
@@ -348,7 +348,7 @@ impl JsPlaybook {
     #[wasm_bindgen(js_name = enforceBudget)]
     pub fn enforce_budget(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "PlaybookPolicy | undefined")] policy_value: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "PlaybookPolicy")] policy_value: JsValue,
     ) -> Result<Vec<String>, JsValue> {
         Ok(self
             .inner
