@@ -7,6 +7,7 @@ import {
   requestFor,
   saveConfirmation,
 } from "agent-governor";
+import { onShortcut } from "./shortcuts.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -115,10 +116,9 @@ $("approve").addEventListener("click", guard(approve));
 $("decline").addEventListener("click", guard(decline));
 $("execute-again").addEventListener("click", guard(execute));
 $("reset").addEventListener("click", guard(reset));
-document.addEventListener("keydown", (event) => {
-  if (event.target instanceof HTMLInputElement) return;
-  if (event.key === "y" && !$("approve").disabled) $("approve").click();
-  if (event.key === "n" && !$("decline").disabled) $("decline").click();
+onShortcut({
+  y: () => !$("approve").disabled && $("approve").click(),
+  n: () => !$("decline").disabled && $("decline").click(),
 });
 
 reset();

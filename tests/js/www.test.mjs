@@ -56,6 +56,33 @@ test("declining issues nothing and applies nothing", async () => {
   await page.close();
 });
 
+test("y and n typed into any editable field, or pressed with a modifier, approve and apply nothing", async () => {
+  const { page, errors } = await openPage();
+  const fields = await page.locator("input, textarea, select, [contenteditable]:not([contenteditable='false'])").all();
+  assert.ok(fields.length >= 1, "the page has editable fields to type into");
+  for (const field of fields) {
+    await field.focus();
+    await page.keyboard.type("yes y n Y N");
+    await page.keyboard.press("y");
+    await page.keyboard.press("n");
+  }
+  await page.evaluate(() => document.activeElement?.blur());
+  assert.equal(await page.evaluate(() => document.activeElement === document.body), true);
+  for (const chord of ["Control+y", "Alt+y", "Shift+Y", "Meta+y", "Control+n", "Shift+N"]) {
+    await page.keyboard.press(chord);
+  }
+  assert.doesNotMatch(await page.textContent("#decision"), /Declined|Approved/);
+  assert.equal(await page.textContent("#node-status"), "in_progress");
+  assert.equal(await page.textContent("#outcome"), "none yet");
+  assert.equal(await page.isDisabled("#approve"), false);
+  assert.equal(await page.locator("#audit li").count(), 0);
+  // The shortcut itself still works once focus is outside the fields.
+  await page.keyboard.press("n");
+  assert.match(await page.textContent("#decision"), /Declined/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("the Closer, Watcher and Reflector demos ask the configured endpoint and show their results", async () => {
   const fake = await startFakeLlm(0);
   const llmServer = await startServer(0, { llm: { url: `http://127.0.0.1:${fake.address().port}/ok/v1`, model: "scripted" } });
