@@ -283,6 +283,43 @@ fn incomplete_result_carries_the_next_iteration_input_into_the_retry_prompt() {
 }
 
 #[test]
+fn pending_actions_reach_the_model_on_a_retry_for_every_shipped_c3() {
+    // Seed 001: pendingActions and the previous summary are carried into the next iteration, for issue, pr
+    // and task alike, through each one's f_default_retry.md.
+    for c3 in ["issue", "pr", "task"] {
+        let model = ScriptedModel::answering(vec![
+            structured(answer(false, 0.5, &[("impl", true), ("tests", false)])),
+            structured(answer(true, 0.9, &[("impl", true), ("tests", true)])),
+        ]);
+        let closer = Closer::new(options(), NoPromptFiles);
+        let first_input = CloserInput {
+            c3l: C3l {
+                c2: "complete".into(),
+                c3: c3.into(),
+            },
+            ..input()
+        };
+        let first = run(closer.check(&first_input, &model));
+        let carried = first.next_iteration_input.clone().unwrap();
+        let retry = CloserInput {
+            previous: Some(Box::new(first)),
+            ..first_input
+        };
+        let second = run(closer.check(&retry, &model));
+        assert_eq!(
+            second.prompt_path.as_deref(),
+            Some(format!("prompts/steps/complete/{c3}/f_default_retry.md").as_str())
+        );
+        let prompt = &model.prompts.borrow()[1];
+        assert!(prompt.contains(&carried), "{c3}: {prompt}");
+        assert!(
+            prompt.contains("finish the rest"),
+            "{c3}: the pending action"
+        );
+    }
+}
+
+#[test]
 fn completion_handler_reports_not_checked_then_the_summary_and_stops_at_the_iteration_limit() {
     let model = ScriptedModel::answering(vec![
         structured(answer(false, 0.4, &[("a", false)])),

@@ -100,6 +100,7 @@ fn seed_example_1_plain_review_of_an_implementation() {
         persona: None,
         executor_persona: None,
         task_classification: Some("implement".into()),
+        persona_required: false,
     };
     let model = ScriptedModel::answering(vec![verdict(true, &[], EXAMPLE_1_LOG, &[])]);
     let output = run(watcher(Language::Ja).inspect(&input, &model, 1));
@@ -120,7 +121,7 @@ fn seed_example_1_plain_review_of_an_implementation() {
 }
 
 #[test]
-fn seed_example_2_design_review_as_martin_fowler_of_kent_becks_work() {
+fn seed_example_2_as_written_design_review_as_martin_fowler_of_kent_becks_work() {
     let input = WatcherInput {
         executor_result: Some(result(
             &["api-design-proposal.md"],
@@ -128,9 +129,11 @@ fn seed_example_2_design_review_as_martin_fowler_of_kent_becks_work() {
             Some("Kent Beck"),
         )),
         original_request: "このAPIの設計方針を決めたい".into(),
+        // As the seed writes it: no executor_persona; the executor's persona is its persona_applied.
         persona: Some(catalog("Martin Fowler")),
-        executor_persona: Some(catalog("Kent Beck")),
-        task_classification: Some("design".into()),
+        executor_persona: None,
+        task_classification: None,
+        persona_required: false,
     };
     let issues = [
         "認証の後回しは技術的負債になる可能性（軽微）",
@@ -170,6 +173,7 @@ fn seed_example_3_empty_artifacts_fail_without_a_model_call() {
         persona: Some(catalog("Martin Fowler")),
         executor_persona: Some(catalog("Kent Beck")),
         task_classification: None,
+        persona_required: false,
     };
     let model = ScriptedModel::default();
     let output = run(watcher(Language::Ja).inspect(&input, &model, 1));
@@ -195,6 +199,7 @@ fn plain_input() -> WatcherInput {
         persona: None,
         executor_persona: None,
         task_classification: Some("implement".into()),
+        persona_required: false,
     }
 }
 
@@ -620,4 +625,117 @@ fn ledger_records_every_decision_in_order_append_only() {
         run(read_entries(watcher.store(), "watcher")).unwrap().len(),
         4
     );
+}
+
+// ---- seed 000 contract preconditions ----
+
+fn fowler_reviewing(applied: Option<&str>) -> WatcherInput {
+    WatcherInput {
+        executor_result: Some(result(&["api.md"], "designed", applied)),
+        original_request: "design the API".into(),
+        persona: Some(catalog("Martin Fowler")),
+        executor_persona: None,
+        task_classification: Some("design".into()),
+        persona_required: false,
+    }
+}
+
+fn passing_verdict() -> Value {
+    verdict(true, &[], "checked", &["future change: checked"])
+}
+
+#[test]
+fn precondition_executor_persona_and_watcher_persona_differ_checked_against_persona_applied() {
+    // "executor_persona と watcher_persona は異なること": leaving out executor_persona cannot skip it.
+    let model = ScriptedModel::answering(vec![passing_verdict()]);
+    let output =
+        run(watcher(Language::En).inspect(&fowler_reviewing(Some("martin  FOWLER")), &model, 1));
+    assert!(!output.pass);
+    assert!(output.issues[0].starts_with("PRECONDITION:"), "{output:?}");
+    assert_eq!(model.calls(), 0, "no model call");
+    // A declared executor persona that differs does not hide the applied one.
+    let mut input = fowler_reviewing(Some("Martin Fowler"));
+    input.executor_persona = Some(catalog("Kent Beck"));
+    assert!(!inspect(&input, vec![passing_verdict()]).pass);
+    // Another applied persona passes the precondition.
+    assert!(
+        inspect(
+            &fowler_reviewing(Some("Kent Beck")),
+            vec![passing_verdict()]
+        )
+        .pass
+    );
+}
+
+#[test]
+fn precondition_executor_has_completed_or_the_verdict_is_pass_false_without_a_model_call() {
+    // "executor が完了していること"
+    for status in ["failed", "in_progress", "error", ""] {
+        let mut input = fowler_reviewing(Some("Kent Beck"));
+        if let Some(result) = input.executor_result.as_mut() {
+            result.status = status.into();
+        }
+        let model = ScriptedModel::answering(vec![passing_verdict()]);
+        let output = run(watcher(Language::Ja).inspect(&input, &model, 1));
+        assert!(!output.pass, "{status}");
+        assert!(
+            output.issues[0].contains("executor が完了していない"),
+            "{output:?}"
+        );
+        assert_eq!(model.calls(), 0);
+    }
+    for status in ["done", "completed", " Done "] {
+        let mut input = fowler_reviewing(Some("Kent Beck"));
+        if let Some(result) = input.executor_result.as_mut() {
+            result.status = status.into();
+        }
+        assert!(inspect(&input, vec![passing_verdict()]).pass, "{status}");
+    }
+}
+
+#[test]
+fn precondition_a_task_that_needs_a_persona_fails_when_none_is_injected() {
+    // "persona が必要な課題では persona が注入されていること"
+    let mut input = fowler_reviewing(None);
+    input.persona = None;
+    input.persona_required = true;
+    let model = ScriptedModel::answering(vec![passing_verdict()]);
+    let output = run(watcher(Language::En).inspect(&input, &model, 1));
+    assert!(!output.pass);
+    assert!(output.issues[0].starts_with("PRECONDITION: the task needs a persona"));
+    assert_eq!(model.calls(), 0);
+}
+
+#[test]
+fn precondition_a_task_that_needs_a_persona_fails_when_its_install_fails() {
+    // The seed's fallback to a plain review does not meet a task that needs a persona.
+    struct NoPersonaPrompt;
+    impl PromptLoader for NoPersonaPrompt {
+        async fn load(&self, path: &str) -> Result<Option<String>, PortError> {
+            if path.contains("persona") {
+                return Err(PortError::new("unreadable"));
+            }
+            Ok(None)
+        }
+    }
+    let options = WatcherOptions {
+        working_dir: "/w".into(),
+        agent_id: "w".into(),
+        language: Language::En,
+        max_reasks: 1,
+    };
+    let watcher = Watcher::new(
+        options,
+        NoPersonaPrompt,
+        FakeStore::default(),
+        FixedClock::at(1_795_000_000_000),
+    );
+    let mut input = fowler_reviewing(Some("Kent Beck"));
+    input.persona_required = true;
+    let model = ScriptedModel::answering(vec![passing_verdict()]);
+    let output = run(watcher.inspect(&input, &model, 1));
+    assert!(!output.pass, "{output:?}");
+    assert!(output.issues[0].starts_with("PRECONDITION: the task needs a persona"));
+    assert!(output.inspection_log.starts_with("Persona install failed"));
+    assert_eq!(model.calls(), 0);
 }

@@ -23,7 +23,10 @@ pub fn persona_declaration(
     language: Language,
 ) -> String {
     let (executor_name, blindspot) = match executor {
-        Some(executor) => (executor.name.as_str(), executor.blindspot.as_str()),
+        Some(executor) if !executor.blindspot.trim().is_empty() => {
+            (executor.name.as_str(), executor.blindspot.as_str())
+        }
+        Some(executor) => (executor.name.as_str(), "-"),
         None => ("-", "-"),
     };
     let viewpoint = if persona.values.is_empty() {

@@ -4,7 +4,8 @@
 use super::contract::{ModelVerdict, enforce_contract, watcher_verdict_schema};
 use super::declaration::persona_declaration;
 use super::ledger::{LedgerEntry, append_entry};
-use super::precheck::precheck;
+use super::persona::executor_persona_of;
+use super::precheck::{persona_missing, precheck};
 use super::types::{Language, Persona, WatcherInput, WatcherOutput};
 use crate::input::{InputError, Validate, require_non_empty};
 use crate::llm::{Asked, StructuredError, ask_structured};
@@ -94,6 +95,12 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
                 Err(why) => {
                     let note = format!("Persona install failed ({why}); plain review.\n\n");
                     self.logger.log(LogLevel::Warn, &format!("watcher: {note}"));
+                    if input.persona_required {
+                        // The seed's fallback (a plain review) does not meet a task that needs a persona.
+                        let mut output = persona_missing(language);
+                        output.inspection_log = format!("{note}{}", output.inspection_log);
+                        return output;
+                    }
                     (self.prompt(input, None).await, None, Some(note))
                 }
             },
@@ -116,8 +123,8 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
             }
             Err(why) => Err(StructuredError::query(format!("prompt: {why}"))),
         };
-        let mut output =
-            enforce_contract(answer, installed, input.executor_persona.as_ref(), language);
+        let executor_persona = executor_persona_of(input);
+        let mut output = enforce_contract(answer, installed, executor_persona.as_ref(), language);
         if let Some(note) = note {
             output.inspection_log = format!("{note}{}", output.inspection_log);
         }
@@ -166,7 +173,7 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
         if let Some(persona) = persona {
             let declaration = persona_declaration(
                 persona,
-                input.executor_persona.as_ref(),
+                executor_persona_of(input).as_ref(),
                 self.options.language,
             );
             variables.insert("declaration".to_owned(), Value::String(declaration));

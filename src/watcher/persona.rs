@@ -159,6 +159,47 @@ fn persona(
     }
 }
 
+/// The executor's persona: `executor_persona` as given; otherwise the catalog persona named by
+/// `executor_result.persona_applied`; otherwise a persona with that name only (for the declaration).
+pub fn executor_persona_of(input: &super::types::WatcherInput) -> Option<Persona> {
+    if let Some(persona) = &input.executor_persona {
+        return Some(persona.clone());
+    }
+    let name = input.applied_persona_name()?;
+    Some(catalog_persona(name).unwrap_or_else(|| Persona {
+        name: name.to_owned(),
+        distortion: String::new(),
+        values: Vec::new(),
+        anti_values: Vec::new(),
+        blindspot: String::new(),
+    }))
+}
+
+/// The catalog persona with this name (case and spacing ignored).
+pub fn catalog_persona(name: &str) -> Option<Persona> {
+    persona_catalog()
+        .into_iter()
+        .find(|persona| normalize(&persona.name) == normalize(name))
+}
+
+/// Seed 000 precondition "executor_persona と watcher_persona は異なること", checked against both the
+/// declared executor persona and the one the executor says it applied, so leaving out
+/// `executor_persona` cannot skip it.
+pub fn divergence_violation(input: &super::types::WatcherInput) -> Option<PersonaViolation> {
+    let watcher = input.persona.as_ref();
+    let declared = input
+        .executor_persona
+        .clone()
+        .or_else(|| input.applied_persona_name().and_then(catalog_persona));
+    if let Err(violation) = check_persona_divergence(declared.as_ref(), watcher) {
+        return Some(violation);
+    }
+    let (applied, watcher) = (input.applied_persona_name()?, watcher?);
+    (normalize(applied) == normalize(&watcher.name)).then(|| PersonaViolation::SameName {
+        name: watcher.name.clone(),
+    })
+}
+
 /// The built-in personas. Kent Beck and Martin Fowler are the seed's (its wording); the others cover
 /// security, operations and the user's side.
 pub fn persona_catalog() -> Vec<Persona> {

@@ -1,10 +1,11 @@
-//! Deterministic checks before any model call: a missing executor result, a persona precondition
-//! violation, or empty artifacts decide the verdict (pass false) without asking the model.
+//! Deterministic checks before any model call (seed 000 preconditions and checklist item 1): the personas
+//! must differ, the executor must have completed, a task that needs a persona must have one, and the
+//! artifacts must not be empty. Any of them decides the verdict (pass false) without asking the model.
 
-use super::persona::check_persona_divergence;
-use super::types::{Language, WatcherInput, WatcherOutput};
+use super::persona::divergence_violation;
+use super::types::{Language, WatcherInput, WatcherOutput, is_completed};
 
-fn failing(
+pub(super) fn failing(
     issue: String,
     inspection_log: String,
     persona_applied: Option<String>,
@@ -20,12 +21,43 @@ fn failing(
     }
 }
 
+/// A failed input check: the issue, and a log with the one line that failed.
+fn precondition(
+    language: Language,
+    issue: String,
+    check_ja: &str,
+    check_en: &str,
+) -> (String, String) {
+    let log = match language {
+        Language::Ja => format!(
+            "## 入力検証\n\n- {check_ja}: ❌\n\n## 結論\n\n前提条件を満たさない。不合格。\n"
+        ),
+        Language::En => format!(
+            "## Input check\n\n- {check_en}: ❌\n\n## Conclusion\n\nPrecondition not met. Fail.\n"
+        ),
+    };
+    (issue, log)
+}
+
+/// The verdict when a task that needs a persona has none installed (seed 000 precondition).
+pub fn persona_missing(language: Language) -> WatcherOutput {
+    let issue = match language {
+        Language::Ja => "PRECONDITION: persona が必要な課題だが、persona が注入されていない。",
+        Language::En => "PRECONDITION: the task needs a persona, and none is installed.",
+    };
+    let (issue, log) = precondition(
+        language,
+        issue.to_owned(),
+        "persona が必要な課題で persona が注入されているか",
+        "A persona is installed for a task that needs one",
+    );
+    failing(issue, log, None)
+}
+
 /// The verdict when the input decides it by itself; `None` when the model must inspect.
 pub fn precheck(input: &WatcherInput, language: Language) -> Option<WatcherOutput> {
     let persona_name = input.persona.as_ref().map(|p| p.name.clone());
-    if let Err(violation) =
-        check_persona_divergence(input.executor_persona.as_ref(), input.persona.as_ref())
-    {
+    if let Some(violation) = divergence_violation(input) {
         let (issue, log) = match language {
             Language::Ja => (
                 format!("PRECONDITION: {violation}"),
@@ -55,6 +87,28 @@ pub fn precheck(input: &WatcherInput, language: Language) -> Option<WatcherOutpu
         };
         return Some(failing(issue, log, persona_name));
     };
+    if !is_completed(&result.status) {
+        let issue = match language {
+            Language::Ja => format!(
+                "PRECONDITION: executor が完了していない（status: {}）。",
+                result.status
+            ),
+            Language::En => format!(
+                "PRECONDITION: the executor has not completed (status: {}).",
+                result.status
+            ),
+        };
+        let (issue, log) = precondition(
+            language,
+            issue,
+            "executor が完了しているか",
+            "The executor has completed",
+        );
+        return Some(failing(issue, log, persona_name));
+    }
+    if input.persona_required && input.persona.is_none() {
+        return Some(persona_missing(language));
+    }
     if result
         .artifacts
         .iter()

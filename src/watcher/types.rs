@@ -57,6 +57,29 @@ pub struct WatcherInput {
     #[serde(default)]
     #[tsify(optional)]
     pub task_classification: Option<String>,
+    /// The task needs a persona (seed 000 precondition): without one installed the verdict is pass false.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub persona_required: bool,
+}
+
+impl WatcherInput {
+    /// The persona the executor says it applied (`executor_result.persona_applied`), when named.
+    pub fn applied_persona_name(&self) -> Option<&str> {
+        self.executor_result
+            .as_ref()
+            .and_then(|result| result.persona_applied.as_deref())
+            .filter(|name| !name.trim().is_empty())
+    }
+}
+
+/// Statuses that mean the executor has completed (seed 000 precondition; the seed's examples say `done`).
+pub const COMPLETED_STATUSES: [&str; 2] = ["done", "completed"];
+
+/// Whether an executor status means it completed (case and surrounding space ignored).
+pub fn is_completed(status: &str) -> bool {
+    let status = status.trim().to_lowercase();
+    COMPLETED_STATUSES.contains(&status.as_str())
 }
 
 impl Validate for WatcherInput {

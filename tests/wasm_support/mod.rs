@@ -182,7 +182,7 @@ async fn execute_applies_once_then_rejects_already_consumed() {
 #[wasm_bindgen_test]
 async fn two_concurrent_executes_apply_once() {
     let (ports, confirmation, executor) = setup(
-        "await new Promise((r) => setTimeout(r, 5)); state.status = request.confirm_status; return { status: 200, body: {} };",
+        "await new Promise((r) => setTimeout(r, 5)); state.status = request.confirm_status; return { status: 200, body: { applied: true } };",
     )
     .await;
     let request = request_for(confirmation).unwrap();
@@ -229,7 +229,7 @@ async fn a_throwing_or_rejecting_callback_gives_outcome_error_and_the_instance_k
 #[wasm_bindgen_test]
 async fn execute_batch_stops_at_the_first_failure() {
     let (ports, first, executor) = setup(
-        "state.status = 'todo'; return state.applies === 2 ? { status: 500, body: { message: 'down' } } : { status: 200, body: {} };",
+        "state.status = 'todo'; return state.applies === 2 ? { status: 500, body: { message: 'down' } } : { status: 200, body: { applied: true } };",
     )
     .await;
     let store = get(&ports, "store");
@@ -257,7 +257,8 @@ async fn execute_batch_stops_at_the_first_failure() {
 
 #[wasm_bindgen_test]
 async fn malformed_requests_reject_with_code_and_path() {
-    let (_ports, _confirmation, executor) = setup("return { status: 200 };").await;
+    let (_ports, _confirmation, executor) =
+        setup("return { status: 200, body: { applied: true } };").await;
     let cases = [
         (
             "{ confirmation_id: 'c', apply_request: { node_id: 'n', confirm_status: 'done', intent: 'i' } }",
@@ -305,7 +306,7 @@ fn missing_ports_are_named() {
         ("invalid_port".into(), "store.compareAndSwap".into())
     );
     let store: JsValue = MemoryStore::new().into();
-    let ports = ports(&store, "return { status: 200 };");
+    let ports = ports(&store, "return { status: 200, body: { applied: true } };");
     Reflect::set(&ports, &"keys".into(), &js("{}")).unwrap();
     let error = JsExecutor::new(ports.clone()).err().unwrap();
     assert_eq!(code_and_path(&error), ("invalid_key".into(), "keys".into()));
