@@ -147,6 +147,8 @@ fn req_3_1_reflection_result_holds_insights_evaluations_and_the_trajectory() {
         error: None,
         dropped_evaluations: vec![],
         rounds: 1,
+        untagged_bullets: vec![],
+        refinement_error: None,
     };
     assert!(result.validate().is_ok());
     let text = serde_json::to_string(&result).unwrap();
@@ -215,7 +217,7 @@ proptest! {
         let value = ReflectionResult {
             insights, bullet_evaluations: evaluations,
             trajectory: Trajectory { query, generated_result: result, reasoning_steps: steps, used_bullet_ids: used },
-            error, dropped_evaluations: vec![], rounds,
+            error, dropped_evaluations: vec![], rounds, untagged_bullets: vec![], refinement_error: None,
         };
         let text = serde_json::to_string(&value).unwrap();
         prop_assert_eq!(serde_json::from_str::<ReflectionResult>(&text).unwrap(), value);
@@ -403,6 +405,82 @@ fn req_6_2_tags_for_bullets_the_trajectory_did_not_use_are_dropped_and_reported(
 }
 
 #[test]
+fn req_6_1_a_used_bullet_left_untagged_is_asked_for_once_more() {
+    // "各BulletについてLLMを使用してhelpful/harmful/neutralの評価を行う"
+    let model = ScriptedModel::answering(vec![
+        Ok(json!({ "insights": [insight("x")], "bullet_evaluations": [tag("b-0001", "helpful")] })),
+        Ok(json!({ "insights": [], "bullet_evaluations": [tag("b-0002", "harmful")] })),
+    ]);
+    let result = run(reflector(
+        model,
+        store_with(&seeded_playbook()),
+        ReflectorOptions::default(),
+    )
+    .reflect(&trajectory(&["b-0001", "b-0002"]), "", "", "default"));
+    let tags: Vec<_> = result
+        .bullet_evaluations
+        .iter()
+        .map(|e| (e.bullet_id.as_str(), e.tag))
+        .collect();
+    assert_eq!(
+        tags,
+        [
+            ("b-0001", BulletTag::Helpful),
+            ("b-0002", BulletTag::Harmful)
+        ]
+    );
+    assert!(result.untagged_bullets.is_empty());
+    assert_eq!(
+        result.insights[0].key_insight, "x",
+        "the first answer's insights stand"
+    );
+}
+
+#[test]
+fn req_6_1_a_used_bullet_still_untagged_after_the_second_ask_is_reported() {
+    let model = ScriptedModel::answering(vec![
+        Ok(json!({ "insights": [insight("x")], "bullet_evaluations": [] })),
+        Ok(json!({ "insights": [], "bullet_evaluations": [tag("b-0009", "helpful")] })),
+    ]);
+    let result = run(reflector(
+        model,
+        store_with(&seeded_playbook()),
+        ReflectorOptions::default(),
+    )
+    .reflect(&trajectory(&["b-0001", "b-0404"]), "", "", "default"));
+    assert_eq!(
+        result.untagged_bullets,
+        ["b-0001"],
+        "b-0404 is not in the playbook"
+    );
+    assert!(result.error.is_none());
+}
+
+#[test]
+fn req_8_a_failed_later_round_keeps_the_last_good_rounds_insights_and_reports_it() {
+    // "前回のInsightsを次回の入力に含める": a failure in round 2 must not throw away round 1.
+    let model = ScriptedModel::answering(vec![
+        Ok(json!({ "insights": [insight("first lesson")], "bullet_evaluations": [] })),
+        Err(PortError::new("rate limited")),
+        Err(PortError::new("rate limited")),
+    ]);
+    let options = ReflectorOptions {
+        rounds: 3,
+        ..ReflectorOptions::default()
+    };
+    let result = run(reflector(model, FakeStore::default(), options).reflect(
+        &trajectory(&[]),
+        "",
+        "",
+        "default",
+    ));
+    assert!(result.error.is_none());
+    assert_eq!(result.insights[0].key_insight, "first lesson");
+    assert_eq!(result.rounds, 1);
+    assert!(result.refinement_error.unwrap().contains("round 2 failed"));
+}
+
+#[test]
 fn req_6_3_no_used_bullets_gives_no_evaluations() {
     let model = ScriptedModel::answering(vec![Ok(
         json!({ "insights": [insight("x")], "bullet_evaluations": [tag("b-0001", "helpful")] }),
@@ -521,6 +599,8 @@ fn applying_a_reflection_increments_the_tagged_counters() {
         error: None,
         dropped_evaluations: vec![],
         rounds: 1,
+        untagged_bullets: vec![],
+        refinement_error: None,
     };
     assert_eq!(playbook.apply_reflection(&result), ["b-0404"]);
     assert_eq!(

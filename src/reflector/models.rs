@@ -94,6 +94,12 @@ pub struct ReflectionResult {
     /// Analysis rounds run.
     #[serde(default)]
     pub rounds: u32,
+    /// Bullets the trajectory used that the model did not tag, even when asked once more (requirement 6.1).
+    #[serde(default)]
+    pub untagged_bullets: Vec<String>,
+    /// A later refinement round that failed (requirement 8): the insights above are the last good round's.
+    #[serde(default)]
+    pub refinement_error: Option<String>,
 }
 
 impl Validate for ReflectionResult {

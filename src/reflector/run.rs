@@ -101,7 +101,9 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
     }
 
     /// The whole flow (requirement 7). Always returns a result; on failure it carries the error and no
-    /// insights (requirement 5.3).
+    /// insights (requirement 5.3). A later refinement round that fails keeps the last good round's
+    /// insights and reports the failure (requirement 8); used bullets the model left untagged are asked for
+    /// once more, and reported if still missing (requirement 6.1).
     pub async fn reflect(
         &self,
         trajectory: &Trajectory,
@@ -116,18 +118,27 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
             error: Some(error),
             dropped_evaluations: Vec::new(),
             rounds,
+            untagged_bullets: Vec::new(),
+            refinement_error: None,
         };
-        let used_bullets = match load_playbook(&self.store, &self.options.playbook).await {
-            Ok((playbook, _)) => playbook.render_bullets(&trajectory.used_bullet_ids),
-            Err(error) => return failed(format!("the playbook could not be read: {error}"), 0),
-        };
-        let schema = reflection_schema();
+        let (used_bullets, known_used) =
+            match load_playbook(&self.store, &self.options.playbook).await {
+                Ok((playbook, _)) => {
+                    let known: Vec<String> = unique(&trajectory.used_bullet_ids)
+                        .into_iter()
+                        .filter(|id| playbook.bullet(id).is_some())
+                        .collect();
+                    (playbook.render_bullets(&trajectory.used_bullet_ids), known)
+                }
+                Err(error) => return failed(format!("the playbook could not be read: {error}"), 0),
+            };
         let mut previous: Vec<Insight> = Vec::new();
-        let mut last: Option<ModelReflection> = None;
+        let mut last: Option<(ModelReflection, String)> = None;
+        let mut refinement_error = None;
         let mut rounds = 0;
         while rounds < self.options.rounds {
-            rounds += 1;
-            let prompt = match self
+            let round = rounds + 1;
+            let prompt = self
                 .prompts
                 .build(
                     dataset,
@@ -138,48 +149,53 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
                     &previous,
                 )
                 .await
-            {
-                Ok(prompt) => prompt,
-                Err(error) => return failed(format!("prompt: {error}"), rounds),
+                .map(|prompt| prompt.text)
+                .map_err(|error| format!("prompt: {error}"));
+            let answer = match prompt {
+                Ok(prompt) => self
+                    .ask(&prompt, round)
+                    .await
+                    .map(|answer| (answer, prompt)),
+                Err(error) => Err(error),
             };
-            let Asked { answer, queries } = ask_structured::<ModelReflection>(
-                &self.llm,
-                &prompt.text,
-                &schema,
-                self.options.max_reasks,
-                self.logger.as_ref(),
-            )
-            .await;
-            let answer = match answer
-                .map_err(|error| error.to_string())
-                .and_then(validated)
-            {
-                Ok(answer) => answer,
-                Err(error) => {
-                    return failed(
-                        format!("the model's analysis could not be used: {error}"),
-                        rounds,
-                    );
+            let (answer, prompt) = match answer {
+                Ok(answered) => answered,
+                Err(error) if last.is_some() => {
+                    refinement_error = Some(format!(
+                        "round {round} failed; the insights are round {rounds}'s: {error}"
+                    ));
+                    break;
                 }
+                Err(error) => return failed(error, round),
             };
-            self.logger.log(
-                LogLevel::Debug,
-                &format!(
-                    "reflector round {rounds}: {} insights ({queries} queries)",
-                    answer.insights.len()
-                ),
-            );
+            rounds = round;
             let adds_nothing = rounds > 1 && !adds_new_insight(&previous, &answer.insights);
             previous = answer.insights.clone();
-            last = Some(answer);
+            last = Some((answer, prompt));
             if self.options.early_stop && adds_nothing {
                 break;
             }
         }
-        let Some(answer) = last else {
+        let Some((answer, prompt)) = last else {
             return failed("no round ran".to_owned(), rounds);
         };
-        let (kept, dropped) = keep_used(answer.bullet_evaluations, &trajectory.used_bullet_ids);
+        let (mut kept, mut dropped) =
+            keep_used(answer.bullet_evaluations, &trajectory.used_bullet_ids);
+        let mut untagged = untagged(&known_used, &kept);
+        if !untagged.is_empty() {
+            // Requirement 6.1: every used bullet gets a tag; ask once more for the missing ones only.
+            let again = format!(
+                "{prompt}\n\nYour previous answer did not tag these bullets, which the trajectory used: {}. \
+                 Answer again with a helpful, harmful or neutral tag for each of them.",
+                untagged.join(", ")
+            );
+            if let Ok(second) = self.ask(&again, rounds).await {
+                let (extra, extra_dropped) = keep_used(second.bullet_evaluations, &untagged);
+                kept.extend(extra);
+                dropped.extend(extra_dropped);
+            }
+            untagged = self::untagged(&known_used, &kept);
+        }
         ReflectionResult {
             insights: answer.insights,
             bullet_evaluations: kept,
@@ -187,8 +203,51 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
             error: None,
             dropped_evaluations: dropped,
             rounds,
+            untagged_bullets: untagged,
+            refinement_error,
         }
     }
+
+    /// One question to the model, validated; the error says why the answer could not be used.
+    async fn ask(&self, prompt: &str, round: u32) -> Result<ModelReflection, String> {
+        let schema = reflection_schema();
+        let Asked { answer, queries } = ask_structured::<ModelReflection>(
+            &self.llm,
+            prompt,
+            &schema,
+            self.options.max_reasks,
+            self.logger.as_ref(),
+        )
+        .await;
+        let answer = answer
+            .map_err(|error| error.to_string())
+            .and_then(validated)
+            .map_err(|error| format!("the model's analysis could not be used: {error}"))?;
+        self.logger.log(
+            LogLevel::Debug,
+            &format!(
+                "reflector round {round}: {} insights ({queries} queries)",
+                answer.insights.len()
+            ),
+        );
+        Ok(answer)
+    }
+}
+
+fn unique(ids: &[String]) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    ids.iter()
+        .filter(|id| seen.insert(id.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// The used bullets (known to the playbook) that no kept evaluation tags.
+fn untagged(used: &[String], kept: &[BulletEvaluation]) -> Vec<String> {
+    used.iter()
+        .filter(|id| !kept.iter().any(|evaluation| &evaluation.bullet_id == *id))
+        .cloned()
+        .collect()
 }
 
 fn validated(answer: ModelReflection) -> Result<ModelReflection, String> {
