@@ -9,6 +9,7 @@ pub mod closer;
 pub mod executor;
 pub mod governor;
 pub mod input;
+pub mod language;
 pub mod llm;
 pub mod playbook;
 pub mod ports;

@@ -10,7 +10,7 @@
 mod support;
 
 use agent_governor::executor::check::{
-    CONFIRMATION_TTL_MS, DEFAULT_CLOCK_SKEW_MS, check_confirmation_json_str,
+    CONFIRMATION_TTL_MS, CheckPolicy, DEFAULT_CLOCK_SKEW_MS, check_confirmation_json_str,
 };
 use agent_governor::executor::issue::random_confirmation_id;
 use agent_governor::executor::*;
@@ -83,7 +83,7 @@ fn step3a_expiry_honours_the_offset_of_confirmed_at() {
         Some(&approval),
         &request,
         just_before,
-        DEFAULT_CLOCK_SKEW_MS,
+        &CheckPolicy::default(),
         &keys,
         Some("in_progress"),
     );
@@ -92,7 +92,7 @@ fn step3a_expiry_honours_the_offset_of_confirmed_at() {
         Some(&approval),
         &request,
         just_before + 1,
-        DEFAULT_CLOCK_SKEW_MS,
+        &CheckPolicy::default(),
         &keys,
         Some("in_progress"),
     );
@@ -117,7 +117,7 @@ fn step3a_undatable_confirmed_at_fails_closed_as_expired() {
         Some(&approval),
         &request_for(&approval),
         0,
-        DEFAULT_CLOCK_SKEW_MS,
+        &CheckPolicy::default(),
         &keys(),
         None,
     );
@@ -222,7 +222,7 @@ fn steps_run_in_the_seed_order() {
         Some(c),
         r,
         late,
-        DEFAULT_CLOCK_SKEW_MS,
+        &CheckPolicy::default(),
         &keys(),
         None,
     ) {
@@ -240,7 +240,7 @@ fn steps_run_in_the_seed_order() {
         Some(&approval),
         &request,
         on_time,
-        DEFAULT_CLOCK_SKEW_MS,
+        &CheckPolicy::default(),
         &keys(),
         None,
     );
@@ -259,7 +259,7 @@ fn steps_run_in_the_seed_order() {
         Some(&approval),
         &request,
         on_time,
-        DEFAULT_CLOCK_SKEW_MS,
+        &CheckPolicy::default(),
         &keys(),
         None,
     );
@@ -275,7 +275,7 @@ fn steps_run_in_the_seed_order() {
         Some(&approval),
         &request,
         on_time,
-        DEFAULT_CLOCK_SKEW_MS,
+        &CheckPolicy::default(),
         &keys(),
         None,
     );
@@ -291,7 +291,7 @@ fn steps_run_in_the_seed_order() {
         Some(&approval),
         &request,
         on_time,
-        DEFAULT_CLOCK_SKEW_MS,
+        &CheckPolicy::default(),
         &keys(),
         Some("blocked"),
     );
@@ -301,7 +301,7 @@ fn steps_run_in_the_seed_order() {
             Some(&approval),
             &request,
             on_time,
-            DEFAULT_CLOCK_SKEW_MS,
+            &CheckPolicy::default(),
             &keys(),
             Some("in_progress")
         ),
@@ -312,7 +312,7 @@ fn steps_run_in_the_seed_order() {
             Some(&approval),
             &request,
             on_time,
-            DEFAULT_CLOCK_SKEW_MS,
+            &CheckPolicy::default(),
             &keys(),
             None
         ),
@@ -327,7 +327,7 @@ fn signature_phase(confirmation: &Confirmation) -> (Phase, String) {
         Some(confirmation),
         &request_for(confirmation),
         confirmed_at_ms(),
-        DEFAULT_CLOCK_SKEW_MS,
+        &CheckPolicy::default(),
         &keys(),
         None,
     ) {
@@ -462,7 +462,10 @@ fn consumption_422_requires_reconfirmation_with_the_skills_transitions_and_does_
         .map(|t| t.status.as_str())
         .collect();
     assert_eq!(statuses, ["review", "blocked"]);
-    assert_eq!(reconfirm.reason, "done is not reachable");
+    assert_eq!(
+        reconfirm.reason,
+        "The transition was refused. Approve again from the candidates below (done is not reachable)."
+    );
     assert!(!result.consumed);
     assert_eq!(result.confirmation_state, Some(ConfirmationState::Approved));
     assert_eq!(
@@ -782,8 +785,13 @@ fn audit_records_tell_route_a_from_route_b() {
     let (a, b) = (confirmation("c-a", "n-a"), confirmation("c-b", "n-b"));
     let world = World::new(&[&b]);
     world.set_status("n-a", "in_progress");
-    let (direct_request, direct_result) =
-        run(apply_directly(&world.skill, &world.clock, &world.audit, &a));
+    let (direct_request, direct_result) = run(apply_directly(
+        &world.skill,
+        &world.clock,
+        &world.audit,
+        &a,
+        agent_governor::language::Language::En,
+    ));
     assert_eq!(direct_request.source, Source::HumanUi);
     assert_eq!(direct_result.outcome, Outcome::Applied);
     execute(&world, &request_for(&b));
@@ -910,9 +918,10 @@ fn step3_the_clock_skew_is_configurable_on_the_executor_and_the_pure_check() {
     let approval = confirmation("c-1", "node-1");
     let world = World::new(&[&approval]);
     world.clock.0.set(confirmed_at_ms() - 1000);
-    let strict = world
-        .executor()
-        .with_options(run::ExecutorOptions { clock_skew_ms: 0 });
+    let strict = world.executor().with_options(run::ExecutorOptions {
+        clock_skew_ms: 0,
+        ..Default::default()
+    });
     assert_eq!(
         phase_of(&run(strict.execute(&request_for(&approval)))),
         Phase::NotYetValid
@@ -921,7 +930,10 @@ fn step3_the_clock_skew_is_configurable_on_the_executor_and_the_pure_check() {
         Some(&approval),
         &request_for(&approval),
         confirmed_at_ms() - 1000,
-        999,
+        &CheckPolicy {
+            clock_skew_ms: 999,
+            ..CheckPolicy::default()
+        },
         &keys(),
         None,
     );
@@ -1095,3 +1107,79 @@ fn a_failed_audit_is_reported_in_the_result_and_the_outcome_stands() {
 }
 
 const HOUR: i64 = 60 * 60 * 1000;
+
+// ---- the texts for a human, in the seed's Japanese wording ----
+
+fn japanese(world: &World) -> TestExecutor {
+    world.executor().with_options(CheckPolicy {
+        language: agent_governor::language::Language::Ja,
+        ..CheckPolicy::default()
+    })
+}
+
+#[test]
+fn section_5_2_each_step_tells_the_human_in_the_seeds_words() {
+    // "人間への伝え方" of seed 003 5.2, verbatim, each followed by the facts.
+    let approval = confirmation("c-1", "node-1");
+    let reason_of = |world: &World, request: &ExecutorRequest| {
+        let result = run(japanese(world).execute(request));
+        result
+            .rejection
+            .map(|r| r.reason)
+            .or(result.reconfirm.map(|r| r.reason))
+            .unwrap()
+    };
+    let world = World::new(&[]);
+    assert!(
+        reason_of(&world, &request_for(&approval))
+            .starts_with("この承認 ID は見つかりませんでした")
+    );
+    let mut used = approval.clone();
+    used.consumed = true;
+    let world = World::new(&[&used]);
+    assert!(reason_of(&world, &request_for(&used)).starts_with("この承認は既に使用されています"));
+    let world = World::new(&[&approval]);
+    world.clock.0.set(confirmed_at_ms() + CONFIRMATION_TTL_MS);
+    assert!(reason_of(&world, &request_for(&approval)).starts_with("この承認は期限切れです"));
+    let world = World::new(&[&approval]);
+    let mut elsewhere = request_for(&approval);
+    elsewhere.apply_request.node_id = "node-2".into();
+    assert!(reason_of(&world, &elsewhere).starts_with("承認された Node と対象が異なります"));
+    let mut edited = request_for(&approval);
+    edited.apply_request.confirm_status = "archived".into();
+    assert!(reason_of(&world, &edited).starts_with("承認された変更内容と一致しません"));
+    world.set_status("node-1", "blocked");
+    assert!(
+        reason_of(&world, &request_for(&approval))
+            .starts_with("承認時から状態が変わっています。再承認が必要です")
+    );
+}
+
+#[test]
+fn section_6_3_a_refused_transition_tells_the_human_in_the_seeds_words() {
+    // "遷移が拒否されました。以下の候補から再承認してください"
+    let approval = confirmation("c-1", "node-1");
+    let world = World::new(&[&approval]);
+    world
+        .skill
+        .script(response(422, json!({ "valid_transitions": ["review"] })));
+    let result = run(japanese(&world).execute(&request_for(&approval)));
+    assert_eq!(
+        result.reconfirm.unwrap().reason,
+        "遷移が拒否されました。以下の候補から再承認してください"
+    );
+}
+
+#[test]
+fn english_is_the_default_language_of_every_reason() {
+    let approval = confirmation("c-1", "node-1");
+    let world = World::new(&[]);
+    let result = execute(&world, &request_for(&approval));
+    assert!(
+        result
+            .rejection
+            .unwrap()
+            .reason
+            .starts_with("This confirmation ID was not found")
+    );
+}

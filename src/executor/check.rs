@@ -2,9 +2,11 @@
 //! confirmation, the request, the host's "now" and the trusted keys in; a verdict out.
 
 use super::confirmation::{Confirmation, ConfirmationState};
+use super::messages;
 use super::request::ExecutorRequest;
 use super::signature::KeyRing;
 use crate::input::Validate;
+use crate::language::Language;
 use crate::timestamp::{EpochMillis, HOUR_MS, parse_rfc3339};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
@@ -38,6 +40,22 @@ pub fn clock_skew_from_host(
         ));
     }
     Ok(value as EpochMillis)
+}
+
+/// How the check runs besides its inputs: the clock skew it allows and the language of its reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckPolicy {
+    pub clock_skew_ms: EpochMillis,
+    pub language: Language,
+}
+
+impl Default for CheckPolicy {
+    fn default() -> Self {
+        Self {
+            clock_skew_ms: DEFAULT_CLOCK_SKEW_MS,
+            language: Language::En,
+        }
+    }
 }
 
 /// The check step that rejected a confirmation, in the order the checks run.
@@ -122,6 +140,10 @@ pub struct CheckInput {
     #[serde(default)]
     #[tsify(optional)]
     pub clock_skew_ms: Option<f64>,
+    /// Language of the reasons (default `en`; `ja` is the seed's wording).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub language: Option<Language>,
 }
 
 /// The signature check and steps 1-5, in order. `Ok` means the Apply may proceed to step 6.
@@ -129,26 +151,24 @@ pub fn check_before_apply(
     confirmation: Option<&Confirmation>,
     request: &ExecutorRequest,
     now: EpochMillis,
-    clock_skew_ms: EpochMillis,
+    policy: &CheckPolicy,
     keys: &KeyRing,
 ) -> Result<(), Rejection> {
+    let language = policy.language;
     // Step 1: existence.
     let Some(confirmation) =
         confirmation.filter(|found| found.confirmation_id == request.confirmation_id)
     else {
         return Err(Rejection::new(
             Phase::NotFound,
-            format!(
-                "This confirmation ID was not found: `{}`.",
-                request.confirmation_id
-            ),
+            messages::not_found(language, &request.confirmation_id),
         ));
     };
     // Nothing in it is trusted before its signature is.
     keys.verify(confirmation).map_err(|why| {
         Rejection::new(
             Phase::SignatureInvalid,
-            format!("This confirmation is not authentic: {why}."),
+            messages::signature_invalid(language, &why),
         )
     })?;
     // Step 2: already used, or in use.
@@ -160,7 +180,7 @@ pub fn check_before_apply(
                 .unwrap_or("an unrecorded time");
             return Err(Rejection::new(
                 Phase::AlreadyConsumed,
-                format!("This confirmation has already been used (consumed at {at})."),
+                messages::already_consumed(language, at),
             ));
         }
         ConfirmationState::InFlight => {
@@ -170,10 +190,7 @@ pub fn check_before_apply(
                 .unwrap_or("an unrecorded time");
             return Err(Rejection::new(
                 Phase::InFlight,
-                format!(
-                    "An Apply with this confirmation started at {since} and was never committed; it is not applied \
-                     again automatically. A human must reconcile it."
-                ),
+                messages::in_flight(language, since),
             ));
         }
         ConfirmationState::Approved
@@ -181,43 +198,31 @@ pub fn check_before_apply(
         | ConfirmationState::Invalidated => {}
     }
     // Step 3a: expiry, 24 hours after confirmed_at. An unreadable time fails closed.
-    let confirmed_at = parse_rfc3339(&confirmation.confirmed_at).map_err(|why| {
-        Rejection::new(
-            Phase::ExpiredTime,
-            format!("This confirmation cannot be dated: {why}."),
-        )
-    })?;
-    if confirmed_at > now.saturating_add(clock_skew_ms) {
+    let confirmed_at = parse_rfc3339(&confirmation.confirmed_at)
+        .map_err(|why| Rejection::new(Phase::ExpiredTime, messages::undatable(language, &why)))?;
+    if confirmed_at > now.saturating_add(policy.clock_skew_ms) {
         return Err(Rejection::new(
             Phase::NotYetValid,
-            format!(
-                "This confirmation is dated in the future ({}), beyond the allowed clock skew of {} ms.",
-                confirmation.confirmed_at, clock_skew_ms
-            ),
+            messages::not_yet_valid(language, &confirmation.confirmed_at, policy.clock_skew_ms),
         ));
     }
     if now.saturating_sub(confirmed_at) >= CONFIRMATION_TTL_MS {
         return Err(Rejection::new(
             Phase::ExpiredTime,
-            format!(
-                "This confirmation has expired: it was confirmed at {} and is valid for 24 hours.",
-                confirmation.confirmed_at
-            ),
+            messages::expired(language, &confirmation.confirmed_at),
         ));
     }
     // Step 3b: cancelled; and invalidated earlier by step 6.
     if confirmation.cancelled {
         return Err(Rejection::new(
             Phase::Cancelled,
-            "This confirmation was cancelled.",
+            messages::cancelled(language),
         ));
     }
     if let Some(at) = &confirmation.invalidated_at {
         return Err(Rejection::new(
             Phase::Invalidated,
-            format!(
-                "This confirmation was invalidated at {at}: the node's status had changed since approval."
-            ),
+            messages::invalidated(language, at),
         ));
     }
     // Step 4: same node.
@@ -225,10 +230,7 @@ pub fn check_before_apply(
     if confirmation.node_id != requested.node_id {
         return Err(Rejection::new(
             Phase::NodeMismatch,
-            format!(
-                "The approved node differs from the target: approved `{}`, requested `{}`.",
-                confirmation.node_id, requested.node_id
-            ),
+            messages::node_mismatch(language, &confirmation.node_id, &requested.node_id),
         ));
     }
     // Step 5: same change, nothing edited.
@@ -247,22 +249,25 @@ pub fn check_before_apply(
     {
         return Err(Rejection::new(
             Phase::ChangeMismatch,
-            format!(
-                "The request does not match the approved change: {field} approved `{approved}`, requested `{asked}`."
-            ),
+            messages::change_mismatch(language, field, approved, asked),
         ));
     }
     Ok(())
 }
 
 /// Step 6: the node's current status (from Preview) must still be the approved `from`.
-pub fn check_precondition(confirmation: &Confirmation, current_status: &str) -> Result<(), String> {
+pub fn check_precondition(
+    confirmation: &Confirmation,
+    current_status: &str,
+    language: Language,
+) -> Result<(), String> {
     if confirmation.proposed_change.from == current_status {
         Ok(())
     } else {
-        Err(format!(
-            "The status has changed since approval (approved from `{}`, now `{current_status}`). A new confirmation is required.",
-            confirmation.proposed_change.from
+        Err(messages::status_changed(
+            language,
+            &confirmation.proposed_change.from,
+            current_status,
         ))
     }
 }
@@ -272,23 +277,25 @@ pub fn check_confirmation(
     confirmation: Option<&Confirmation>,
     request: &ExecutorRequest,
     now: EpochMillis,
-    clock_skew_ms: EpochMillis,
+    policy: &CheckPolicy,
     keys: &KeyRing,
     current_status: Option<&str>,
 ) -> CheckVerdict {
     if let Err(Rejection { phase, reason }) =
-        check_before_apply(confirmation, request, now, clock_skew_ms, keys)
+        check_before_apply(confirmation, request, now, policy, keys)
     {
         return CheckVerdict::Rejected { phase, reason };
     }
     match (confirmation, current_status) {
-        (Some(confirmation), Some(current)) => match check_precondition(confirmation, current) {
-            Ok(()) => CheckVerdict::Pass,
-            Err(reason) => CheckVerdict::ReconfirmRequired {
-                reason,
-                current_status: current.to_owned(),
-            },
-        },
+        (Some(confirmation), Some(current)) => {
+            match check_precondition(confirmation, current, policy.language) {
+                Ok(()) => CheckVerdict::Pass,
+                Err(reason) => CheckVerdict::ReconfirmRequired {
+                    reason,
+                    current_status: current.to_owned(),
+                },
+            }
+        }
         _ => CheckVerdict::PendingPrecondition,
     }
 }
@@ -306,7 +313,10 @@ pub fn check_confirmation_json_str(text: &str) -> Result<CheckVerdict, crate::in
         .validate()
         .map_err(|error| error.within("request"))?;
     let now = crate::timestamp::millis_from_host("now", input.now)?;
-    let clock_skew_ms = clock_skew_from_host("clock_skew_ms", input.clock_skew_ms)?;
+    let policy = CheckPolicy {
+        clock_skew_ms: clock_skew_from_host("clock_skew_ms", input.clock_skew_ms)?,
+        language: input.language.unwrap_or_default(),
+    };
     let keys = KeyRing::new(
         input
             .keys
@@ -317,7 +327,7 @@ pub fn check_confirmation_json_str(text: &str) -> Result<CheckVerdict, crate::in
         input.confirmation.as_ref(),
         &input.request,
         now,
-        clock_skew_ms,
+        &policy,
         &keys,
         input.current_status.as_deref(),
     ))

@@ -1,6 +1,8 @@
 //! The skill's answers and the consumption table (seed 003 section 6.1): which answer consumes the
 //! confirmation, which releases it, which leaves it in flight.
 
+use super::messages;
+use crate::language::Language;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsify::Tsify;
@@ -34,7 +36,8 @@ pub struct SkillResponse {
     pub body: Value,
 }
 
-/// What an Apply answer means.
+/// What an Apply answer means. Only facts: the texts for a human are built from them in the caller's
+/// language ([`ApplyResponseKind::message`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApplyResponseKind {
     /// 200 with `applied: true`: the change is made.
@@ -45,15 +48,43 @@ pub enum ApplyResponseKind {
     },
     /// 422: the skill refused the transition; nothing changed.
     TransitionRefused {
-        reason: String,
+        /// The skill's own words, if it gave any.
+        skill_message: Option<String>,
         current_status: Option<String>,
         valid_transitions: Vec<ValidTransition>,
     },
     /// Nothing changed: 500 (seed 003 6.1), 501, 503, another 4xx, or a 200 saying `applied: false`.
-    Failed { message: String },
+    Failed {
+        status: u16,
+        skill_message: Option<String>,
+    },
     /// Whether the change was made is unknown: a 200 that does not say `applied: true`, a 502 or 504 (a
     /// gateway whose upstream may have applied), or any other status.
-    Unknown { message: String },
+    Unknown { status: u16 },
+}
+
+impl ApplyResponseKind {
+    /// The answer told to a human.
+    pub fn message(&self, language: Language) -> String {
+        match self {
+            Self::Applied { .. } => language.pick(
+                || "The skill applied the change.".to_owned(),
+                || "Skill は変更を適用しました。".to_owned(),
+            ),
+            Self::TransitionRefused { skill_message, .. } => {
+                messages::transition_refused(language, skill_message.as_deref())
+            }
+            Self::Failed {
+                status: 200,
+                skill_message,
+            } => messages::not_applied(language, skill_message.as_deref()),
+            Self::Failed {
+                status,
+                skill_message,
+            } => messages::skill_failed(language, *status, skill_message.as_deref()),
+            Self::Unknown { status } => messages::outcome_unknown(language, *status),
+        }
+    }
 }
 
 /// What happens to the confirmation after an Apply answer.
@@ -88,37 +119,18 @@ pub fn classify_apply_response(response: &SkillResponse) -> ApplyResponseKind {
             to_status: text_field(body, "to_status"),
             status_changed: body.get("status_changed").and_then(Value::as_bool),
         },
-        (200, Some(false)) => ApplyResponseKind::Failed {
-            message: body_message(body)
-                .unwrap_or_else(|| "The skill answered 200 with `applied: false`.".to_owned()),
-        },
-        (200, None) => ApplyResponseKind::Unknown {
-            message: "The skill answered 200 without `applied: true`; whether the change was made is unknown."
-                .to_owned(),
-        },
+        (200, Some(false)) | (400..=421 | 423..=499 | 500 | 501 | 503, _) => {
+            ApplyResponseKind::Failed {
+                status,
+                skill_message: body_message(body),
+            }
+        }
         (422, _) => ApplyResponseKind::TransitionRefused {
-            reason: body_message(body)
-                .unwrap_or_else(|| "The skill refused the transition (422).".to_owned()),
+            skill_message: body_message(body),
             current_status: text_field(body, "current_status"),
             valid_transitions: valid_transitions(body),
         },
-        (400..=499 | 500 | 501 | 503, _) => ApplyResponseKind::Failed {
-            message: match body_message(body) {
-                Some(message) => format!("The skill failed with status {status}: {message}"),
-                None => format!("The skill failed with status {status}."),
-            },
-        },
-        (502 | 504, _) => ApplyResponseKind::Unknown {
-            message: format!(
-                "The skill answered {status} (a gateway whose upstream may have applied the change); whether the \
-                 change was made is unknown."
-            ),
-        },
-        (other, _) => ApplyResponseKind::Unknown {
-            message: format!(
-                "The skill answered with unexpected status {other}; whether the change was made is unknown."
-            ),
-        },
+        _ => ApplyResponseKind::Unknown { status },
     }
 }
 

@@ -12,6 +12,7 @@ pub mod confirmation;
 pub mod consumption;
 pub mod direct;
 pub mod issue;
+pub mod messages;
 pub mod request;
 pub mod result;
 pub mod run;

@@ -7,11 +7,10 @@
 //! could not be written) it stays in_flight and is never applied again automatically.
 
 use super::audit::AuditRecord;
-use super::check::{
-    DEFAULT_CLOCK_SKEW_MS, Phase, Rejection, check_before_apply, check_precondition,
-};
+use super::check::{CheckPolicy, Phase, Rejection, check_before_apply, check_precondition};
 use super::confirmation::{Confirmation, ConfirmationState, store_key};
 use super::consumption::{ApplyResponseKind, LifecycleTransition, classify_apply_response};
+use super::messages;
 use super::request::{ApplyRequest, ExecutorRequest, Source, executor_apply_request};
 use super::result::{AppliedBlock, ExecutorResult, ReconfirmBlock, RejectionBlock};
 use super::signature::KeyRing;
@@ -30,20 +29,8 @@ pub struct Executor<S, K, C, A> {
     pub(super) options: ExecutorOptions,
 }
 
-/// The Executor's settings beyond its ports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExecutorOptions {
-    /// How far `confirmed_at` may lie ahead of the host's clock (default 5 minutes).
-    pub clock_skew_ms: EpochMillis,
-}
-
-impl Default for ExecutorOptions {
-    fn default() -> Self {
-        Self {
-            clock_skew_ms: DEFAULT_CLOCK_SKEW_MS,
-        }
-    }
-}
+/// The Executor's settings beyond its ports: the clock skew it allows and the language of its texts.
+pub type ExecutorOptions = CheckPolicy;
 
 /// The skills the Executor applies through, chosen by `proposed_change.type` (seed 003 10.2): one per
 /// type, and optionally one for every other type.
@@ -112,10 +99,11 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
     async fn execute_unaudited(&self, request: &ExecutorRequest) -> ExecutorResult {
         let node_id = request.apply_request.node_id.as_str();
         let id = request.confirmation_id.as_str();
+        let language = self.options.language;
         let fail = |message: String, state| ExecutorResult::error(node_id, id, message, state);
         let now = match self.clock.now() {
             Ok(now) => now,
-            Err(error) => return fail(format!("The host clock failed: {error}"), None),
+            Err(error) => return fail(messages::clock_failed(language, &error.to_string()), None),
         };
         let key = store_key(id);
         let loaded = match self.load(&key).await {
@@ -126,27 +114,20 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             loaded.as_ref().map(|l| &l.confirmation),
             request,
             now,
-            self.options.clock_skew_ms,
+            &self.options,
             &self.keys,
         ) {
             let state = loaded.as_ref().map(|l| l.confirmation.state());
             return rejected(node_id, id, rejection, state);
         }
         let Some(Loaded { confirmation, text }) = loaded else {
-            return fail(
-                "The confirmation vanished during the check.".to_owned(),
-                None,
-            );
+            return fail(messages::vanished(language), None);
         };
         // Seed 003 10.2: the change's type selects the skill; without one nothing is reserved or applied.
         let change_type = confirmation.proposed_change.change_type.as_str();
         let Some(skill) = self.skills.for_type(change_type) else {
-            let rejection = Rejection::new(
-                Phase::NoSkill,
-                format!(
-                    "No skill is configured for changes of type `{change_type}`; nothing was applied."
-                ),
-            );
+            let rejection =
+                Rejection::new(Phase::NoSkill, messages::no_skill(language, change_type));
             return rejected(node_id, id, rejection, Some(confirmation.state()));
         };
 
@@ -161,7 +142,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             Ok(false) => return self.lost_reservation(request, &key, now).await,
             Err(error) => {
                 return fail(
-                    format!("The store failed while reserving the confirmation: {error}"),
+                    messages::reserve_failed(language, &error.to_string()),
                     Some(ConfirmationState::Approved),
                 );
             }
@@ -179,12 +160,12 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             Err(error) => {
                 let state = reservation.release().await;
                 return fail(
-                    format!("Preview failed, nothing was applied: {error}"),
+                    messages::preview_failed(language, &error.to_string()),
                     Some(state),
                 );
             }
         };
-        if let Err(reason) = check_precondition(&confirmation, &preview.current_status) {
+        if let Err(reason) = check_precondition(&confirmation, &preview.current_status, language) {
             let state = reservation.invalidate(&confirmation, now).await;
             let block = ReconfirmBlock {
                 reason,
@@ -200,10 +181,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             Ok(response) => response,
             Err(error) => {
                 return fail(
-                    format!(
-                        "Apply failed with an unknown outcome: {error}. The confirmation stays in_flight and will not be \
-                         applied again automatically; a human must reconcile it."
-                    ),
+                    messages::apply_threw(language, &error.to_string()),
                     Some(ConfirmationState::InFlight),
                 );
             }
@@ -217,39 +195,25 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             }
             LifecycleTransition::Release => {
                 let state = reservation.release().await;
+                let message = kind.message(language);
                 match kind {
                     ApplyResponseKind::TransitionRefused {
-                        reason,
                         current_status,
                         valid_transitions,
+                        ..
                     } => {
                         let block = ReconfirmBlock {
-                            reason,
+                            reason: message,
                             current_status: current_status.unwrap_or(preview.current_status),
                             valid_transitions,
                         };
                         ExecutorResult::reconfirm_required(node_id, id, block, state)
                     }
-                    ApplyResponseKind::Failed { message }
-                    | ApplyResponseKind::Unknown { message } => fail(message, Some(state)),
-                    ApplyResponseKind::Applied { .. } => fail(
-                        "The skill's answer could not be classified.".to_owned(),
-                        Some(state),
-                    ),
+                    _ => fail(message, Some(state)),
                 }
             }
             LifecycleTransition::KeepInFlight => {
-                let message = match kind {
-                    ApplyResponseKind::Unknown { message }
-                    | ApplyResponseKind::Failed { message } => message,
-                    _ => "The outcome of the Apply is unknown.".to_owned(),
-                };
-                fail(
-                    format!(
-                        "{message} The confirmation stays in_flight and will not be applied again automatically."
-                    ),
-                    Some(ConfirmationState::InFlight),
-                )
+                fail(kind.message(language), Some(ConfirmationState::InFlight))
             }
         }
     }
@@ -259,13 +223,15 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             Ok(Some(text)) => text,
             Ok(None) => return Ok(None),
             Err(error) => {
-                return Err(format!(
-                    "The store failed while loading the confirmation: {error}"
+                return Err(messages::load_failed(
+                    self.options.language,
+                    &error.to_string(),
                 ));
             }
         };
-        let confirmation = parse_valid_json_str::<Confirmation>(&text)
-            .map_err(|error| format!("The stored confirmation is malformed: {error}"))?;
+        let confirmation = parse_valid_json_str::<Confirmation>(&text).map_err(|error| {
+            messages::stored_malformed(self.options.language, &error.to_string())
+        })?;
         Ok(Some(Loaded { confirmation, text }))
     }
 
@@ -282,18 +248,12 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             Ok(loaded) => {
                 let confirmation = loaded.as_ref().map(|l| &l.confirmation);
                 let state = confirmation.map(Confirmation::state);
-                match check_before_apply(
-                    confirmation,
-                    request,
-                    now,
-                    self.options.clock_skew_ms,
-                    &self.keys,
-                ) {
+                match check_before_apply(confirmation, request, now, &self.options, &self.keys) {
                     Err(rejection) => rejected(node_id, id, rejection, state),
                     Ok(()) => ExecutorResult::error(
                         node_id,
                         id,
-                        "The confirmation changed while it was being reserved; nothing was applied.".to_owned(),
+                        messages::changed_while_reserving(self.options.language),
                         state,
                     ),
                 }
@@ -303,7 +263,14 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
     }
 
     async fn record(&self, source: Source, result: &ExecutorResult) -> Option<String> {
-        record_audit(&self.clock, &self.audit, source, result).await
+        record_audit(
+            &self.clock,
+            &self.audit,
+            source,
+            result,
+            self.options.language,
+        )
+        .await
     }
 }
 
@@ -314,12 +281,13 @@ pub(super) async fn record_audit(
     audit: &impl AuditSink,
     source: Source,
     result: &ExecutorResult,
+    language: crate::language::Language,
 ) -> Option<String> {
     let now = clock.now().unwrap_or_default();
     let recorded: Result<(), PortError> = audit.record(&AuditRecord::of(source, result, now)).await;
     recorded
         .err()
-        .map(|error| format!("The audit record was not written: {error}"))
+        .map(|error| messages::audit_not_written(language, &error.to_string()))
 }
 
 fn rejected(
@@ -409,28 +377,27 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Reservation<'_, S, K, C, A> {
             return ExecutorResult::error(
                 node_id,
                 id,
-                "Only a successful Apply is committed.".to_owned(),
+                kind.message(self.executor.options.language),
                 Some(ConfirmationState::InFlight),
             );
         };
         let committed = confirmation.committed(now);
         match self.swap(&to_json_string(&committed)).await {
-            Ok(true) => ExecutorResult::applied(node_id, id, applied_block(confirmation, from_status, to_status, status_changed, now)),
+            Ok(true) => ExecutorResult::applied(
+                node_id,
+                id,
+                applied_block(confirmation, from_status, to_status, status_changed, now),
+            ),
             Ok(false) => ExecutorResult::error(
                 node_id,
                 id,
-                "The skill applied the change, but the confirmation's record changed before it could be marked consumed; \
-                 it is left as found and will not be applied again automatically."
-                    .to_owned(),
+                messages::commit_lost(self.executor.options.language),
                 Some(ConfirmationState::InFlight),
             ),
             Err(error) => ExecutorResult::error(
                 node_id,
                 id,
-                format!(
-                    "The skill applied the change, but the store failed while marking the confirmation consumed: {error}. \
-                     It stays in_flight and will not be applied again automatically."
-                ),
+                messages::commit_failed(self.executor.options.language, &error.to_string()),
                 Some(ConfirmationState::InFlight),
             ),
         }

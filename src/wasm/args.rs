@@ -138,6 +138,19 @@ pub fn is_plain_object(value: &JsValue) -> bool {
     }
 }
 
+/// The optional `language` of texts for humans: `"en"` (the default) or `"ja"`.
+pub fn language(path: &str, value: &JsValue) -> Result<crate::language::Language, InputError> {
+    use crate::language::Language;
+    match optional_text(path, value)?.as_deref() {
+        None | Some("en") => Ok(Language::En),
+        Some("ja") => Ok(Language::Ja),
+        Some(other) => Err(InputError::invalid(
+            path,
+            format!("must be \"en\" or \"ja\", got \"{other}\""),
+        )),
+    }
+}
+
 /// `undefined` or `null`.
 pub fn is_absent(value: &JsValue) -> bool {
     value.is_undefined() || value.is_null()

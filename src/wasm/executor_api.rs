@@ -133,9 +133,11 @@ pub fn direct(
     let skill = JsSkill::from_js(property(&ports, "skill"))?;
     let clock = JsClock(optional_function(&ports, "now")?);
     let audit = read_audit(&ports)?;
+    let language = args::language("language", &property(&ports, "language")).map_err(invalid)?;
     let confirmation = read::<Confirmation>("confirmation", &confirmation)?;
     Ok(future_to_promise(async move {
-        let (apply_request, result) = apply_directly(&skill, &clock, &audit, &confirmation).await;
+        let (apply_request, result) =
+            apply_directly(&skill, &clock, &audit, &confirmation, language).await;
         let answer = js_sys::Object::new();
         Reflect::set(&answer, &"apply_request".into(), &to_js(&apply_request))?;
         Reflect::set(&answer, &"result".into(), &to_js(&result))?;
@@ -170,8 +172,11 @@ impl JsExecutor {
         let skew = args::optional_number("clockSkewMs", &property(&ports, "clockSkewMs"))
             .and_then(|skew| clock_skew_from_host("clockSkewMs", skew))
             .map_err(invalid)?;
+        let language =
+            args::language("language", &property(&ports, "language")).map_err(invalid)?;
         let options = ExecutorOptions {
             clock_skew_ms: skew,
+            language,
         };
         Ok(Self {
             inner: Rc::new(

@@ -22,20 +22,34 @@ export interface ExecutorSkill {
 /** Trusted verification keys: key id -> secret (at least 32 bytes). */
 export type VerificationKeys = Record<string, string>;
 
-export interface ExecutorPorts {
+export type ExecutorPorts = {
   store: ConfirmationStore;
-  skill: ExecutorSkill;
   keys: VerificationKeys;
   /** Host clock in epoch milliseconds; `Date.now` when omitted. */
   now?: () => number;
-  /** Receives one audit record per decision; its failures never change an outcome. */
+  /**
+   * Receives one audit record per decision; awaited at most `auditTimeoutMs` (default 5000). A failed or
+   * late audit never changes an outcome: it is reported in the result's `audit_error`.
+   */
   audit?: (record: AuditRecord) => void | Promise<void>;
-}
+  auditTimeoutMs?: number;
+  /** How far `confirmed_at` may lie ahead of the host's clock, in ms (default 300000: 5 minutes). */
+  clockSkewMs?: number;
+  /** Language of reasons and messages: "en" (default) or "ja" (the seed's wording). */
+  language?: Language;
+} & (
+  /** One skill for every change type; with `skills`, for the types `skills` does not name. */
+  | { skill: ExecutorSkill; skills?: Record<string, ExecutorSkill> }
+  /** A skill per `proposed_change.type` (seed 003 10.2); any other type is rejected with `no_skill`. */
+  | { skill?: ExecutorSkill; skills: Record<string, ExecutorSkill> }
+);
 
 export interface DirectApplyPorts {
   skill: ExecutorSkill;
   now?: () => number;
   audit?: (record: AuditRecord) => void | Promise<void>;
+  auditTimeoutMs?: number;
+  language?: Language;
 }
 
 /** The approval side's signing key. */

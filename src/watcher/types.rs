@@ -31,13 +31,7 @@ pub struct ExecutorOutput {
 }
 
 /// Language of the texts the Watcher writes itself (declaration, pre-check logs). `ja` is the seed's wording.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "snake_case")]
-pub enum Language {
-    #[default]
-    En,
-    Ja,
-}
+pub use crate::language::Language;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[tsify(missing_as_null)]
