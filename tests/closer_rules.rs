@@ -8,6 +8,7 @@
 )]
 
 use agent_governor::closer::*;
+use agent_governor::language::Language;
 use agent_governor::llm::{QueryOptions, QueryReply};
 use agent_governor::ports::{Llm, NoPromptFiles, PortError, PromptLoader};
 use agent_governor::prompts::{
@@ -81,6 +82,7 @@ fn options() -> CloserOptions {
         agent_id: "iterator".into(),
         confidence_threshold: 0.8,
         max_reasks: 1,
+        language: Language::En,
     }
 }
 
@@ -589,4 +591,44 @@ fn an_undefined_template_variable_is_an_error_not_blank_text() {
         render_prompt("{{ not_given }}", &variables),
         Err(PromptError::Render(_))
     ));
+}
+
+#[test]
+fn reasons_are_written_in_the_chosen_language() {
+    let japanese = DecisionOptions {
+        language: Language::Ja,
+        ..DecisionOptions::default()
+    };
+    let decision = decide_completion(
+        &output(true, 0.5, &[("impl", true), ("tests", false)]),
+        &japanese,
+    );
+    assert!(!decision.complete);
+    assert!(
+        decision
+            .reasons
+            .iter()
+            .any(|r| r == "confidence 0.5 は閾値 0.8 を下回っています"),
+        "{:?}",
+        decision.reasons
+    );
+    assert!(
+        decision
+            .reasons
+            .iter()
+            .any(|r| r.starts_with("allComplete は true ですが"))
+    );
+    let model = ScriptedModel::answering(vec![]);
+    let closer = Closer::new(
+        CloserOptions {
+            language: Language::Ja,
+            ..options()
+        },
+        NoPromptFiles,
+    );
+    let failed = run(closer.check(&input(), &model));
+    assert!(
+        failed.reasons[0].starts_with("モデルの回答を使えません"),
+        "{failed:?}"
+    );
 }

@@ -929,3 +929,27 @@ impl Llm for SharedModel {
         self.0.query(prompt, options).await
     }
 }
+
+#[test]
+fn errors_are_written_in_the_chosen_language() {
+    let model = ScriptedModel::answering(vec![
+        Err(PortError::new("rate limited")),
+        Err(PortError::new("rate limited")),
+    ]);
+    let options = ReflectorOptions {
+        language: agent_governor::language::Language::Ja,
+        ..ReflectorOptions::default()
+    };
+    let result = run(reflector(model, FakeStore::default(), options).reflect(
+        &trajectory(&[]),
+        "",
+        "",
+        "default",
+    ));
+    assert!(
+        result
+            .error
+            .unwrap()
+            .starts_with("モデルの分析結果を使えません")
+    );
+}

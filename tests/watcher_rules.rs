@@ -739,3 +739,16 @@ fn precondition_a_task_that_needs_a_persona_fails_when_its_install_fails() {
     assert!(output.inspection_log.starts_with("Persona install failed"));
     assert_eq!(model.calls(), 0);
 }
+
+#[test]
+fn contract_issues_and_escalations_are_written_in_the_chosen_language() {
+    let model = ScriptedModel::answering(vec![verdict(true, &[], "", &[])]);
+    let output = run(watcher(Language::Ja).inspect(&persona_input(), &model, 1));
+    assert!(!output.pass);
+    assert!(
+        output
+            .issues
+            .contains(&"CONTRACT: inspection_log が空です".to_owned()),
+        "{output:?}"
+    );
+}

@@ -1,7 +1,9 @@
 //! The completion decision (seed 001): `allComplete && confidence >= threshold`, failing closed on anything
 //! inconsistent, and on any required objective evidence that failed.
 
+use super::messages;
 use super::output::CloserStructuredOutput;
+use crate::language::Language;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use tsify::Tsify;
@@ -37,6 +39,10 @@ pub struct DecisionOptions {
     #[serde(default)]
     #[tsify(optional)]
     pub evidence: Vec<ObjectiveEvidence>,
+    /// Language of the reasons (default `en`).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub language: Language,
 }
 
 fn default_threshold() -> f64 {
@@ -49,6 +55,7 @@ impl Default for DecisionOptions {
             confidence_threshold: DEFAULT_CONFIDENCE_THRESHOLD,
             required_items: Vec::new(),
             evidence: Vec::new(),
+            language: Language::En,
         }
     }
 }
@@ -69,22 +76,24 @@ pub fn decide_completion(
 ) -> CompletionDecision {
     let mut reasons = Vec::new();
     let threshold = options.confidence_threshold;
+    let language = options.language;
     if !output.all_complete {
-        reasons.push("the model reports allComplete = false".to_owned());
+        reasons.push(messages::model_says_incomplete(language));
     }
     if !(0.0..=1.0).contains(&output.confidence) {
-        reasons.push(format!(
-            "confidence {} is not a number in [0, 1]",
-            output.confidence
+        reasons.push(messages::confidence_out_of_range(
+            language,
+            output.confidence,
         ));
     } else if output.confidence < threshold {
-        reasons.push(format!(
-            "confidence {} is below the threshold {threshold}",
-            output.confidence
+        reasons.push(messages::confidence_below(
+            language,
+            output.confidence,
+            threshold,
         ));
     }
     if output.checklist.is_empty() {
-        reasons.push("the checklist is empty".to_owned());
+        reasons.push(messages::empty_checklist(language));
     }
     let unfinished: Vec<&str> = output
         .checklist
@@ -93,9 +102,9 @@ pub fn decide_completion(
         .map(|item| item.id.as_str())
         .collect();
     if output.all_complete && !unfinished.is_empty() {
-        reasons.push(format!(
-            "allComplete is true but items are not completed: {}",
-            unfinished.join(", ")
+        reasons.push(messages::all_complete_contradicted(
+            language,
+            &unfinished.join(", "),
         ));
     }
     let mut seen = BTreeSet::new();
@@ -106,18 +115,14 @@ pub fn decide_completion(
         .filter(|id| !seen.insert(*id))
         .collect();
     if !duplicates.is_empty() {
-        reasons.push(format!(
-            "duplicate checklist ids: {}",
-            duplicates.into_iter().collect::<Vec<_>>().join(", ")
-        ));
+        let ids = duplicates.into_iter().collect::<Vec<_>>().join(", ");
+        reasons.push(messages::duplicate_ids(language, &ids));
     }
     for required in &options.required_items {
         match output.checklist.iter().find(|item| &item.id == required) {
-            None => reasons.push(format!(
-                "required item `{required}` is missing from the checklist"
-            )),
+            None => reasons.push(messages::required_missing(language, required)),
             Some(item) if !item.completed => {
-                reasons.push(format!("required item `{required}` is not completed"))
+                reasons.push(messages::required_incomplete(language, required))
             }
             Some(_) => {}
         }
@@ -127,9 +132,10 @@ pub fn decide_completion(
         .iter()
         .filter(|fact| fact.required && !fact.passed)
     {
-        reasons.push(format!(
-            "required evidence `{}` failed: {}",
-            fact.id, fact.description
+        reasons.push(messages::evidence_failed(
+            language,
+            &fact.id,
+            &fact.description,
         ));
     }
     CompletionDecision {

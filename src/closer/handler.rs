@@ -1,6 +1,8 @@
 //! The Closer as a runner's CompletionHandler (seed 001), with the outer loop's iteration guard.
 
+use super::messages;
 use super::run::{C3l, Closer, CloserInput, CloserResult};
+use crate::language::Language;
 use crate::ports::{Llm, PromptLoader};
 use serde_json::Value;
 
@@ -15,6 +17,7 @@ pub struct CloserCompletionHandler {
     max_iterations: u32,
     iterations: u32,
     last_result: Option<CloserResult>,
+    language: Language,
 }
 
 /// What the next check is: a query to make, or the stop at the iteration limit.
@@ -32,7 +35,13 @@ impl CloserCompletionHandler {
             max_iterations,
             iterations: 0,
             last_result: None,
+            language: Language::En,
         }
+    }
+
+    /// The same handler, writing its own texts in `language`.
+    pub fn with_language(self, language: Language) -> Self {
+        Self { language, ..self }
     }
 
     pub fn is_complete(&self) -> bool {
@@ -73,10 +82,7 @@ impl CloserCompletionHandler {
     pub fn next_check(&mut self, structured_output: Option<Value>) -> NextCheck {
         if self.is_exhausted() {
             let mut stopped = self.last_result.clone().unwrap_or_else(empty_result);
-            let message = format!(
-                "the iteration limit ({}) is reached; no further check is made",
-                self.max_iterations
-            );
+            let message = messages::iteration_limit(self.language, self.max_iterations);
             stopped.complete = false;
             stopped.error = Some(message.clone());
             stopped.reasons.push(message);
@@ -107,7 +113,7 @@ impl CloserCompletionHandler {
     /// "Not checked" before the first check, then the model's summary (or the error).
     pub fn completion_description(&self) -> String {
         match &self.last_result {
-            None => "Not checked".to_owned(),
+            None => messages::not_checked(self.language),
             Some(result) => match &result.error {
                 Some(error) if result.output.summary.is_empty() => error.clone(),
                 _ => result.output.summary.clone(),

@@ -6,6 +6,7 @@
 
 pub mod decision;
 pub mod handler;
+pub mod messages;
 pub mod output;
 pub mod run;
 pub mod summary;

@@ -2,9 +2,11 @@
 //! answer), decide. Every failure is a result with `complete: false` and the error, never a throw.
 
 use super::decision::{DecisionOptions, ObjectiveEvidence, decide_completion};
+use super::messages;
 use super::output::{CloserStructuredOutput, closer_output_schema};
 use super::summary::format_iteration_summary;
 use crate::input::{InputError, Validate, require_non_empty};
+use crate::language::Language;
 use crate::llm::{Asked, ask_structured};
 use crate::ports::{Llm, LogLevel, Logger, NoLogger, PromptLoader};
 use crate::prompts::{PromptRequest, ResolutionStatus, render_prompt, resolve_prompt};
@@ -106,6 +108,10 @@ pub struct CloserOptions {
     #[serde(default = "default_reasks")]
     #[tsify(optional)]
     pub max_reasks: u32,
+    /// Language of the reasons (default `en`; `ja` for Japanese).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub language: Language,
 }
 
 fn default_threshold() -> f64 {
@@ -159,6 +165,7 @@ impl<L: PromptLoader> Closer<L> {
 
     /// One completion check. Never fails: an error is a result with `complete: false`.
     pub async fn check(&self, input: &CloserInput, llm: &impl Llm) -> CloserResult {
+        let language = self.options.language;
         let adaptation = input.previous.as_ref().map(|_| "retry");
         let request = PromptRequest {
             working_dir: &self.options.working_dir,
@@ -175,7 +182,7 @@ impl<L: PromptLoader> Closer<L> {
                     LogLevel::Warn,
                     &format!("closer {}: prompt: {error}", input.step_id),
                 );
-                return failed(format!("prompt: {error}"));
+                return failed(messages::prompt_failed(language, &error.to_string()));
             }
         };
         self.logger.log(
@@ -187,7 +194,10 @@ impl<L: PromptLoader> Closer<L> {
         );
         let prompt = match render_prompt(&resolved.text, &prompt_variables(input)) {
             Ok(prompt) => prompt,
-            Err(error) => return failed(format!("prompt {}: {error}", resolved.path)),
+            Err(error) => {
+                let why = format!("{}: {error}", resolved.path);
+                return failed(messages::prompt_failed(language, &why));
+            }
         };
         let schema = closer_output_schema();
         let Asked { answer, queries } = ask_structured::<CloserStructuredOutput>(
@@ -199,8 +209,8 @@ impl<L: PromptLoader> Closer<L> {
         )
         .await;
         let mut result = match answer {
-            Ok(output) => decided(output, input, self.options.confidence_threshold),
-            Err(error) => failed(format!("the model's answer could not be used: {error}")),
+            Ok(output) => decided(output, input, self.options.confidence_threshold, language),
+            Err(error) => failed(messages::answer_unusable(language, &error.to_string())),
         };
         let verdict = if result.complete {
             "complete".to_owned()
@@ -239,11 +249,17 @@ fn prompt_variables(input: &CloserInput) -> BTreeMap<String, Value> {
     variables
 }
 
-fn decided(output: CloserStructuredOutput, input: &CloserInput, threshold: f64) -> CloserResult {
+fn decided(
+    output: CloserStructuredOutput,
+    input: &CloserInput,
+    threshold: f64,
+    language: Language,
+) -> CloserResult {
     let options = DecisionOptions {
         confidence_threshold: threshold,
         required_items: input.required_items.clone(),
         evidence: input.evidence.clone(),
+        language,
     };
     let decision = decide_completion(&output, &options);
     let next_iteration_input =

@@ -7,6 +7,7 @@ use super::models::{
 };
 use super::prompt::PromptBuilder;
 use crate::input::{InputError, Validate};
+use crate::language::Language;
 use crate::llm::{Asked, ask_structured};
 use crate::playbook::book::normalized;
 use crate::playbook::storage::load_playbook;
@@ -35,6 +36,10 @@ pub struct ReflectorOptions {
     #[serde(default = "default_playbook")]
     #[tsify(optional)]
     pub playbook: String,
+    /// Language of the errors it reports (default `en`).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub language: Language,
 }
 
 fn one() -> u32 {
@@ -52,6 +57,7 @@ impl Default for ReflectorOptions {
             early_stop: false,
             max_reasks: 1,
             playbook: default_playbook(),
+            language: Language::En,
         }
     }
 }
@@ -111,6 +117,7 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
         test_report: &str,
         dataset: &str,
     ) -> ReflectionResult {
+        let language = self.options.language;
         let failed = |error: String, rounds: u32| ReflectionResult {
             insights: Vec::new(),
             bullet_evaluations: Vec::new(),
@@ -130,7 +137,13 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
                         .collect();
                     (playbook.render_bullets(&trajectory.used_bullet_ids), known)
                 }
-                Err(error) => return failed(format!("the playbook could not be read: {error}"), 0),
+                Err(error) => {
+                    let message = language.pick(
+                        || format!("the playbook could not be read: {error}"),
+                        || format!("Playbook を読めませんでした：{error}"),
+                    );
+                    return failed(message, 0);
+                }
             };
         let mut previous: Vec<Insight> = Vec::new();
         let mut last: Option<(ModelReflection, String)> = None;
@@ -150,7 +163,12 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
                 )
                 .await
                 .map(|prompt| prompt.text)
-                .map_err(|error| format!("prompt: {error}"));
+                .map_err(|error| {
+                    language.pick(
+                        || format!("prompt: {error}"),
+                        || format!("プロンプトを用意できません：{error}"),
+                    )
+                });
             let answer = match prompt {
                 Ok(prompt) => self
                     .ask(&prompt, round)
@@ -161,8 +179,9 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
             let (answer, prompt) = match answer {
                 Ok(answered) => answered,
                 Err(error) if last.is_some() => {
-                    refinement_error = Some(format!(
-                        "round {round} failed; the insights are round {rounds}'s: {error}"
+                    refinement_error = Some(language.pick(
+                        || format!("round {round} failed; the insights are round {rounds}'s: {error}"),
+                        || format!("ラウンド {round} が失敗しました。Insights はラウンド {rounds} のものです：{error}"),
                     ));
                     break;
                 }
@@ -222,7 +241,12 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
         let answer = answer
             .map_err(|error| error.to_string())
             .and_then(validated)
-            .map_err(|error| format!("the model's analysis could not be used: {error}"))?;
+            .map_err(|error| {
+                self.options.language.pick(
+                    || format!("the model's analysis could not be used: {error}"),
+                    || format!("モデルの分析結果を使えません：{error}"),
+                )
+            })?;
         self.logger.log(
             LogLevel::Debug,
             &format!(

@@ -220,7 +220,8 @@ impl JsCloser {
         let setup: HandlerSetup = from_js("setup", &setup).map_err(invalid)?;
         crate::input::require_non_empty("setup.stepId", &setup.step_id).map_err(invalid)?;
         let max = setup.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS);
-        let state = CloserCompletionHandler::new(setup.step_id, setup.c3l, max);
+        let state = CloserCompletionHandler::new(setup.step_id, setup.c3l, max)
+            .with_language(self.inner.options().language);
         Ok(JsCompletionHandler {
             closer: Rc::clone(&self.inner),
             state: Rc::new(RefCell::new(state)),

@@ -10,6 +10,7 @@ use super::ports::{
 };
 use crate::closer::CloserOptions;
 use crate::governor::Governor;
+use crate::language::Language;
 use crate::playbook::delta::apply_deltas;
 use crate::playbook::storage::{load_playbook, save_playbook};
 use crate::playbook::{DeltaOp, Playbook, PlaybookPolicy, curate};
@@ -35,6 +36,9 @@ export interface GovernorPorts {
   /** The host's prompts directory for the Reflector's per-dataset templates (`{promptRoot}/reflector/{dataset}.md`). */
   promptRoot?: string;
   logger?: CloserLogger;
+  /** Language of every text written for a human ("en" by default, "ja" for the seeds' wording); a
+   * component's own `language` option wins. */
+  language?: Language;
 }
 
 export type DeltaOp = { op_id: string } & DeltaKind;
@@ -57,6 +61,8 @@ type JsGovernorPorts = Governor<JsQueryFn, JsPromptLoader, JsStore, JsClock>;
 pub struct JsGovernor {
     ports: JsGovernorPorts,
     logger: Option<JsValue>,
+    /// Given to every component whose own options do not name a language.
+    language: Language,
 }
 
 /// Wires the host's ports into a container.
@@ -84,10 +90,21 @@ pub fn create_governor(
         .map_err(invalid)?
         .unwrap_or_default();
     let logger = optional_logger(&ports, "logger")?;
+    let language = super::args::language(
+        "language",
+        &Reflect::get(&ports, &"language".into()).unwrap_or(JsValue::UNDEFINED),
+    )
+    .map_err(invalid)?;
     Ok(JsGovernor {
         ports: Governor::new(llm, loader, store, clock, &root),
         logger,
+        language,
     })
+}
+
+/// Whether a component's options name their own language (otherwise the container's applies).
+fn names_language(options: &JsValue) -> bool {
+    options.is_object() && Reflect::has(options, &"language".into()).unwrap_or(false)
 }
 
 #[wasm_bindgen(js_class = Governor)]
@@ -107,7 +124,11 @@ impl JsGovernor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "CloserOptions")] options: JsValue,
     ) -> Result<super::closer_api::JsCloser, JsValue> {
-        let options: CloserOptions = options_from_setup(&options, &[]).map_err(invalid)?;
+        let mut parsed: CloserOptions = options_from_setup(&options, &[]).map_err(invalid)?;
+        if !names_language(&options) {
+            parsed.language = self.language;
+        }
+        let options = parsed;
         let mut closer = self.ports.closer(options);
         if let Some(logger) = &self.logger {
             closer = closer.with_logger(Rc::new(JsLogger(logger.clone())));
@@ -120,7 +141,11 @@ impl JsGovernor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "WatcherOptions")] options: JsValue,
     ) -> Result<super::watcher_api::JsWatcher, JsValue> {
-        let options: WatcherOptions = options_from_setup(&options, &[]).map_err(invalid)?;
+        let mut parsed: WatcherOptions = options_from_setup(&options, &[]).map_err(invalid)?;
+        if !names_language(&options) {
+            parsed.language = self.language;
+        }
+        let options = parsed;
         let mut watcher = self.ports.watcher(options);
         if let Some(logger) = &self.logger {
             watcher = watcher.with_logger(Rc::new(JsLogger(logger.clone())));
@@ -133,11 +158,15 @@ impl JsGovernor {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "ReflectorOptions")] options: JsValue,
     ) -> Result<JsReflector, JsValue> {
-        let options: ReflectorOptions = if options.is_undefined() {
+        let mut parsed: ReflectorOptions = if options.is_undefined() {
             ReflectorOptions::default()
         } else {
             options_from_setup(&options, &[]).map_err(invalid)?
         };
+        if !names_language(&options) {
+            parsed.language = self.language;
+        }
+        let options = parsed;
         let mut reflector = self.ports.reflector(options);
         if let Some(logger) = &self.logger {
             reflector = reflector.with_logger(Rc::new(JsLogger(logger.clone())));

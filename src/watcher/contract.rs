@@ -59,8 +59,12 @@ pub fn enforce_contract(
     let verdict = match answer {
         Ok(verdict) => verdict,
         Err(error) => {
+            let undecidable = language.pick(
+                || format!("UNDECIDABLE: the model's verdict could not be used: {error}"),
+                || format!("UNDECIDABLE: 判定不能。モデルの判定を使えません：{error}"),
+            );
             let log = format!(
-                "{}UNDECIDABLE: the model's verdict could not be used: {error}\n",
+                "{}{undecidable}\n",
                 declaration
                     .as_deref()
                     .map(|d| format!("{d}\n"))
@@ -84,7 +88,10 @@ pub fn enforce_contract(
         broken = true;
     };
     if verdict.inspection_log.trim().is_empty() {
-        contract("inspection_log is empty");
+        contract(&language.pick(
+            || "inspection_log is empty".to_owned(),
+            || "inspection_log が空です".to_owned(),
+        ));
     }
     if let Some(persona) = installed {
         if verdict
@@ -92,9 +99,19 @@ pub fn enforce_contract(
             .iter()
             .all(|b| b.trim().is_empty())
         {
-            contract(&format!(
-                "blindspots_covered is empty although {} is installed",
-                persona.name
+            contract(&language.pick(
+                || {
+                    format!(
+                        "blindspots_covered is empty although {} is installed",
+                        persona.name
+                    )
+                },
+                || {
+                    format!(
+                        "{} を人格インストールしたのに blindspots_covered が空です",
+                        persona.name
+                    )
+                },
             ));
         }
     }
@@ -102,10 +119,19 @@ pub fn enforce_contract(
         .reclassification_suggestion
         .filter(|s| !s.trim().is_empty());
     if verdict.misclassification_detected && suggestion.is_none() {
-        contract("misclassification_detected without a reclassification_suggestion");
+        contract(&language.pick(
+            || "misclassification_detected without a reclassification_suggestion".to_owned(),
+            || {
+                "misclassification_detected なのに reclassification_suggestion がありません"
+                    .to_owned()
+            },
+        ));
     }
     if verdict.pass && !verdict.trade_offs_acknowledged {
-        contract("pass without acknowledged trade-offs");
+        contract(&language.pick(
+            || "pass without acknowledged trade-offs".to_owned(),
+            || "トレードオフが認識されていないのに合格です".to_owned(),
+        ));
     }
     let critical = issues.iter().any(|issue| is_critical(issue));
     let pass = verdict.pass && !critical && !broken && verdict.trade_offs_acknowledged;

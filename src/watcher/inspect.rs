@@ -76,6 +76,10 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
         &self.store
     }
 
+    pub fn options(&self) -> &WatcherOptions {
+        &self.options
+    }
+
     /// One inspection (completion-protocol round `round`). Always returns a verdict.
     pub async fn inspect(&self, input: &WatcherInput, llm: &impl Llm, round: u32) -> WatcherOutput {
         let language = self.options.language;
@@ -93,7 +97,10 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
             Some(persona) => match self.prompt(input, Some(persona)).await {
                 Ok(prompt) => (Ok(prompt), Some(persona), None),
                 Err(why) => {
-                    let note = format!("Persona install failed ({why}); plain review.\n\n");
+                    let note = language.pick(
+                        || format!("Persona install failed ({why}); plain review.\n\n"),
+                        || format!("人格インストール失敗（{why}）。素のAIとして検査します。\n\n"),
+                    );
                     self.logger.log(LogLevel::Warn, &format!("watcher: {note}"));
                     if input.persona_required {
                         // The seed's fallback (a plain review) does not meet a task that needs a persona.

@@ -69,17 +69,26 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
                     escalation: None,
                 };
             }
+            let language = self.options().language;
             let stop_reason = if round >= MAX_ROUNDS {
-                Some(format!("no agreement after {MAX_ROUNDS} rounds"))
+                Some(language.pick(
+                    || format!("no agreement after {MAX_ROUNDS} rounds"),
+                    || format!("{MAX_ROUNDS}回のイテレーションで合意なし"),
+                ))
             } else {
                 match executor.rerun(&verdict.issues, round + 1).await {
                     Ok(result) => {
                         current.executor_result = Some(result);
                         None
                     }
-                    Err(error) => Some(format!(
-                        "the executor could not run round {}: {error}",
-                        round + 1
+                    Err(error) => Some(language.pick(
+                        || format!("the executor could not run round {}: {error}", round + 1),
+                        || {
+                            format!(
+                                "executor がラウンド {} を実行できませんでした：{error}",
+                                round + 1
+                            )
+                        },
                     )),
                 }
             };
