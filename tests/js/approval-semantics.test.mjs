@@ -103,3 +103,22 @@ test("a signature spelled in upper-case hex is signature_invalid", () => {
   const verdict = checkConfirmation({ confirmation: shouting, request: requestFor(shouting), now: Date.now(), keys });
   assert.equal(verdict.phase, "signature_invalid");
 });
+
+test("language: the seed's Japanese wording from the Executor; createGovernor gives its language to each component", async () => {
+  const { store, confirmation } = await saved();
+  const executor = new Executor({ store, skill: { preview: () => ({ current_status: "todo" }), apply: () => ({ status: 422, body: { valid_transitions: ["review"] } }) }, keys, language: "ja" });
+  const refused = await executor.execute(requestFor(confirmation));
+  assert.equal(refused.reconfirm.reason, "遷移が拒否されました。以下の候補から再承認してください");
+  const verdict = checkConfirmation({ confirmation, request: { ...requestFor(confirmation), apply_request: { ...requestFor(confirmation).apply_request, node_id: "other" } }, now: Date.now(), keys, language: "ja" });
+  assert.match(verdict.reason, /^承認された Node と対象が異なります/);
+  assert.throws(() => new Executor({ store, skill: countingSkill(), keys, language: "fr" }), (error) => error.code === "invalid_input" && error.path === "language");
+
+  const { createGovernor } = await import("agent-governor");
+  const answer = { checklist: [{ id: "a", description: "a", completed: false, evidence: null }], allComplete: false, summary: "s", pendingActions: [], confidence: 0.9 };
+  const governor = createGovernor({ llm: () => ({ structuredOutput: answer }), store: new MemoryStore(), language: "ja" });
+  const input = { structuredOutput: {}, stepId: "s", c3l: { c2: "complete", c3: "task" } };
+  const japanese = await governor.closer({ workingDir: "", agentId: "a" }).check(input, () => ({ structuredOutput: answer }));
+  assert.ok(japanese.reasons.includes("モデルは allComplete = false と答えています"), japanese.reasons.join("|"));
+  const english = await governor.closer({ workingDir: "", agentId: "a", language: "en" }).check(input, () => ({ structuredOutput: answer }));
+  assert.ok(english.reasons.includes("the model reports allComplete = false"), english.reasons.join("|"));
+});
