@@ -265,6 +265,13 @@ fn read_skills(ports: &JsValue) -> Result<SkillSet<JsSkill>, JsValue> {
         let skill = JsSkill::named(&path, property(&map, &change_type))?;
         by_type.insert(change_type, skill);
     }
+    if by_type.is_empty() && fallback.is_none() {
+        return Err(coded_error(
+            "invalid_port",
+            "skills",
+            "skills must name at least one change type (or give skill for every type)",
+        ));
+    }
     Ok(SkillSet::by_type(by_type, fallback))
 }
 

@@ -64,6 +64,7 @@ test("seed 003 10.2: skills by proposed_change.type; a type with no skill is rej
   assert.equal(rejected.confirmation_state, "approved");
   assert.equal(status.applies, 0);
   assert.throws(() => new Executor({ store, keys }), (error) => error.code === "invalid_port" && error.path === "skill");
+  assert.throws(() => new Executor({ store, skills: {}, keys }), (error) => error.code === "invalid_port" && error.path === "skills");
   assert.throws(() => new Executor({ store, skills: { status_change: {} }, keys }), (error) => error.code === "invalid_port" && error.path === "skills.status_change.preview");
 });
 

@@ -95,8 +95,21 @@ FUNCTIONS.formatIterationSummary[0].valid = null;
 const CLASSES = {
   Executor: {
     construct: [p(null, () => ({ store: new MemoryStore(), skill: skill(), keys }), { codes: ["invalid_port", "invalid_input", "invalid_key"] })],
-    instance: () => new api.Executor({ store: new MemoryStore(), skill: skill(), keys }),
+    instance: () => {
+      const store = new MemoryStore();
+      const executor = new api.Executor({ store, skill: skill(), keys });
+      executor.store = store;
+      return executor;
+    },
     methods: { execute: [p("request", () => requestFor(confirmation()))], executeBatch: [p("requests", () => [requestFor(confirmation())], { accepts: ["array"] })] },
+    // The same Executor still applies a fresh approval exactly once.
+    healthy: async (executor) => {
+      const fresh = confirmation();
+      await saveConfirmation(executor.store, fresh);
+      const first = await executor.execute(requestFor(fresh));
+      const second = await executor.execute(requestFor(fresh));
+      return first.outcome === "applied" && second.rejection?.phase === "already_consumed";
+    },
   },
   MemoryStore: {
     construct: [],
@@ -112,6 +125,7 @@ const CLASSES = {
   Closer: {
     construct: [p(null, closerSetup, { codes: ["invalid_input", "invalid_port"] })],
     instance: () => new api.Closer(closerSetup()),
+    healthy: async (closer) => (await closer.check(closerInput(), query())).complete === true,
     methods: {
       check: [p("input", closerInput), p("query", query, CALLBACK)],
       completionHandler: [p("setup", () => ({ stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } }))],
@@ -128,6 +142,7 @@ const CLASSES = {
   Watcher: {
     construct: [p(null, () => ({ agentId: "w", store: new MemoryStore() }), { codes: ["invalid_input", "invalid_port"] })],
     instance: () => new api.Watcher({ agentId: "w", store: new MemoryStore() }),
+    healthy: async (watcher) => Array.isArray(await watcher.ledger()),
     methods: {
       inspect: [p("input", watcherInput), p("query", query, CALLBACK)],
       runProtocol: [p("input", watcherInput), p("query", query, CALLBACK), p("rerunExecutor", () => () => watcherInput().executor_result, CALLBACK)],
@@ -153,6 +168,7 @@ const CLASSES = {
   Playbook: {
     construct: [],
     instance: () => new Playbook(),
+    healthy: (playbook) => typeof playbook.render() === "string" && playbook.applyDeltas([]).applied.length === 0,
     statics: {
       fromJSON: [p("playbook", () => new Playbook().toJSON())],
       load: [p("store", () => new MemoryStore(), PORT), p("name", () => "default")],
@@ -278,7 +294,7 @@ test("classes: constructors, static methods and methods, every position, every v
       const instance = spec.instance();
       const healthy = async (label) => {
         assertModuleHealthy(label);
-        if (spec.healthy) assert.ok(spec.healthy(instance), `${label}: the instance still answers`);
+        if (spec.healthy) assert.ok(await spec.healthy(instance), `${label}: the instance still answers`);
       };
       await throwEverything(`${name}.prototype.${method}`, positions, (args) => instance[method](...args), healthy);
       if (positions.length === 0) {
@@ -287,6 +303,15 @@ test("classes: constructors, static methods and methods, every position, every v
         cases += 1;
       }
     }
+  }
+});
+
+test("wasm-bindgen's loader is a no-op once the module is loaded, whatever it is given", async () => {
+  for (const [name, value] of VALUES) {
+    const { error } = await outcome(() => api.initSync(value));
+    cases += 1;
+    assert.equal(error, undefined, `initSync(${name})`);
+    assertModuleHealthy(`initSync(${name})`);
   }
 });
 
