@@ -1036,24 +1036,11 @@ fn section_6_1_server_errors_500_and_503_release_the_confirmation() {
 
 #[test]
 fn section_10_2_proposed_change_type_selects_the_skill() {
-    use std::collections::BTreeMap;
     let approval = confirmation("c-1", "node-1");
     let world = World::new(&[&approval]);
     let other = FakeSkill::default();
-    let skills = run::SkillSet::by_type(
-        BTreeMap::from([
-            ("status_change".to_owned(), world.skill.clone()),
-            ("temperature".to_owned(), other.clone()),
-        ]),
-        None,
-    );
-    let executor = Executor::with_skills(
-        world.store.clone(),
-        skills,
-        world.clock.clone(),
-        world.audit.clone(),
-        keys(),
-    );
+    let executor =
+        world.executor_by_type(&[("status_change", &world.skill), ("temperature", &other)]);
     let result = run(executor.execute(&request_for(&approval)));
     assert_eq!(result.outcome, Outcome::Applied);
     assert_eq!(world.skill.apply_count(), 1);
@@ -1062,20 +1049,9 @@ fn section_10_2_proposed_change_type_selects_the_skill() {
 
 #[test]
 fn section_10_2_a_type_with_no_skill_is_rejected_before_any_apply_and_not_consumed() {
-    use std::collections::BTreeMap;
     let approval = confirmation("c-1", "node-1");
     let world = World::new(&[&approval]);
-    let skills = run::SkillSet::by_type(
-        BTreeMap::from([("temperature".to_owned(), world.skill.clone())]),
-        None,
-    );
-    let executor = Executor::with_skills(
-        world.store.clone(),
-        skills,
-        world.clock.clone(),
-        world.audit.clone(),
-        keys(),
-    );
+    let executor = world.executor_by_type(&[("temperature", &world.skill)]);
     let result = run(executor.execute(&request_for(&approval)));
     assert_eq!(phase_of(&result), Phase::NoSkill);
     assert!(!result.consumed);

@@ -288,6 +288,21 @@ impl World {
             keys(),
         )
     }
+
+    /// An Executor over this world that picks its skill by change type from `by_type`.
+    pub fn executor_by_type(&self, by_type: &[(&str, &FakeSkill)]) -> TestExecutor {
+        let skills = by_type
+            .iter()
+            .map(|(change_type, skill)| ((*change_type).to_owned(), (*skill).clone()))
+            .collect();
+        Executor::with_skills(
+            self.store.clone(),
+            agent_governor::executor::run::SkillSet::by_type(skills, None),
+            self.clock.clone(),
+            self.audit.clone(),
+            keys(),
+        )
+    }
 }
 
 pub fn run<F: Future>(future: F) -> F::Output {
