@@ -14,6 +14,7 @@ pub mod convert;
 pub mod deadline;
 pub mod errors;
 pub mod executor_api;
+pub mod executor_setup;
 pub mod llm_client;
 pub mod memory_store;
 pub mod port_types;
