@@ -83,6 +83,7 @@ fn options() -> CloserOptions {
         confidence_threshold: 0.8,
         max_reasks: 1,
         language: Language::En,
+        allow_repairs: true,
     }
 }
 
@@ -168,7 +169,7 @@ fn fail_closed_the_all_complete_confidence_0_99_trick_from_model_text() {
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();
-    let parsed: CloserStructuredOutput = agent_governor::llm::parse_structured(&raw).unwrap();
+    let parsed: CloserStructuredOutput = agent_governor::llm::parse_structured(&raw).unwrap().value;
     assert!(!decide(&parsed).complete);
 }
 

@@ -8,7 +8,9 @@
 )]
 
 use agent_governor::closer::{CloserStructuredOutput, closer_output_schema};
-use agent_governor::llm::{StructuredErrorKind, extract_json, parse_structured};
+use agent_governor::llm::{
+    Parsed, RepairKind, StructuredError, StructuredErrorKind, parse_structured,
+};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -99,66 +101,74 @@ fn schema_is_ready_for_openai_llama_cpp_and_ollama() {
     assert_eq!(schema.ollama_format(), schema.schema);
 }
 
+fn parse(text: &str) -> Result<Parsed<CloserStructuredOutput>, StructuredError> {
+    parse_structured::<CloserStructuredOutput>(text)
+}
+
 #[test]
 fn extracts_bare_json() {
-    let output: CloserStructuredOutput = parse_structured(&fixture("bare.txt")).unwrap();
-    assert!(output.all_complete);
-    assert_eq!(output.checklist[0].id, "impl");
+    let output = parse(&fixture("bare.txt")).unwrap();
+    assert!(output.value.all_complete);
+    assert_eq!(output.value.checklist[0].id, "impl");
+    assert!(output.repairs.is_empty());
 }
 
 #[test]
 fn extracts_a_fenced_block_with_prose_before_and_after() {
-    let output: CloserStructuredOutput =
-        parse_structured(&fixture("fenced_with_prose.txt")).unwrap();
+    let output = parse(&fixture("fenced_with_prose.txt")).unwrap().value;
     assert_eq!(output.checklist.len(), 2);
     assert_eq!(output.pending_actions.unwrap(), ["fix lint"]);
 }
 
 #[test]
-fn extracts_the_first_balanced_object_amid_prose_minding_strings_and_escapes() {
-    let output: CloserStructuredOutput =
-        parse_structured(&fixture("object_amid_prose.txt")).unwrap();
+fn extracts_a_balanced_object_amid_prose_minding_strings_and_escapes() {
+    let output = parse(&fixture("object_amid_prose.txt")).unwrap().value;
     assert_eq!(output.checklist[0].description, "says \"done}\" in quotes");
     assert_eq!(output.summary, "ok {not json}");
 }
 
 #[test]
-fn repairs_trailing_commas() {
-    let output: CloserStructuredOutput = parse_structured(&fixture("trailing_commas.txt")).unwrap();
-    assert_eq!(output.confidence, 0.9);
-    // commas inside strings are left alone
-    assert_eq!(
-        extract_json(r#"{"a": "x,}", }"#).unwrap(),
-        json!({ "a": "x,}" })
+fn repairs_trailing_commas_and_lists_each_repair() {
+    let output = parse(&fixture("trailing_commas.txt")).unwrap();
+    assert_eq!(output.value.confidence, 0.9);
+    assert_eq!(output.repairs.len(), 3);
+    assert!(
+        output
+            .repairs
+            .iter()
+            .all(|r| r.kind == RepairKind::TrailingComma)
     );
+    // commas inside strings are left alone
+    let text = r#"{"checklist": [], "allComplete": false, "summary": "x,}", "pendingActions": null, "confidence": 0.5, }"#;
+    assert_eq!(parse(text).unwrap().value.summary, "x,}");
 }
 
 #[test]
 fn truncated_answer_is_a_typed_error_that_says_so() {
-    let error = parse_structured::<CloserStructuredOutput>(&fixture("truncated.txt")).unwrap_err();
-    assert_eq!(error.kind, StructuredErrorKind::NoJson);
+    let error = parse(&fixture("truncated.txt")).unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::Truncated);
     assert!(error.truncated, "{error:?}");
     assert_eq!(error.raw, fixture("truncated.txt"));
 }
 
 #[test]
 fn wrong_types_name_the_path_of_the_first_bad_field() {
-    let error =
-        parse_structured::<CloserStructuredOutput>(&fixture("wrong_types.txt")).unwrap_err();
+    let error = parse(&fixture("wrong_types.txt")).unwrap_err();
     assert_eq!(error.kind, StructuredErrorKind::Schema);
     assert_eq!(error.path, "checklist[0].completed");
     assert!(!error.truncated);
 }
 
 #[test]
-fn extra_fields_are_ignored() {
-    let output: CloserStructuredOutput = parse_structured(&fixture("extra_fields.txt")).unwrap();
-    assert_eq!(output.confidence, 0.95);
+fn extra_fields_are_removed_and_reported() {
+    let output = parse(&fixture("extra_fields.txt")).unwrap();
+    assert_eq!(output.value.confidence, 0.95);
+    assert_eq!(output.ignored_fields, ["mood", "checklist[0].owner"]);
 }
 
 #[test]
 fn prose_without_json_is_a_typed_error() {
-    let error = parse_structured::<CloserStructuredOutput>(&fixture("prose_only.txt")).unwrap_err();
+    let error = parse(&fixture("prose_only.txt")).unwrap_err();
     assert_eq!(error.kind, StructuredErrorKind::NoJson);
     assert!(!error.truncated);
 }
@@ -166,24 +176,27 @@ fn prose_without_json_is_a_typed_error() {
 #[test]
 fn huge_and_deeply_nested_inputs_are_errors_not_traps() {
     let huge = "x".repeat(10 * 1024 * 1024);
-    assert!(extract_json(&huge).is_err());
+    assert!(parse(&huge).is_err());
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-    assert!(extract_json(&deep).is_err());
+    assert!(parse(&deep).is_err());
     let deep_object = format!("{}1{}", r#"{"a":"#.repeat(50_000), "}".repeat(50_000));
-    assert!(parse_structured::<CloserStructuredOutput>(&deep_object).is_err());
-    let unclosed = "{".repeat(200_000);
-    assert!(extract_json(&unclosed).unwrap_err().truncated);
+    assert!(parse(&deep_object).is_err());
+    let unclosed = format!("{{\"a\": {}", "{".repeat(200_000));
+    assert_eq!(
+        parse(&unclosed).unwrap_err().kind,
+        StructuredErrorKind::Truncated
+    );
 }
 
 proptest! {
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..4096)) {
         let text = String::from_utf8_lossy(&bytes);
-        let _ = parse_structured::<CloserStructuredOutput>(&text);
+        let _ = parse(&text);
     }
 
     #[test]
-    fn random_json_like_text_never_panics(text in r#"[{}\[\]",:\\a-z0-9 \n]{0,400}"#) {
-        let _ = parse_structured::<CloserStructuredOutput>(&text);
+    fn random_json_like_text_never_panics(text in r#"[{}\[\]"',:\\a-zA-Z0-9 \n/*<>“”]{0,400}"#) {
+        let _ = parse(&text);
     }
 }

@@ -58,6 +58,7 @@ fn watcher(language: Language) -> Watcher<NoPromptFiles, FakeStore, FixedClock> 
         agent_id: "w".into(),
         language,
         max_reasks: 1,
+        allow_repairs: true,
     };
     Watcher::new(
         options,
@@ -370,6 +371,7 @@ fn persona_install_failure_falls_back_to_a_plain_review_and_records_it() {
         agent_id: "w".into(),
         language: Language::En,
         max_reasks: 0,
+        allow_repairs: true,
     };
     let watcher = Watcher::new(
         options,
@@ -723,6 +725,7 @@ fn precondition_a_task_that_needs_a_persona_fails_when_its_install_fails() {
         agent_id: "w".into(),
         language: Language::En,
         max_reasks: 1,
+        allow_repairs: true,
     };
     let watcher = Watcher::new(
         options,

@@ -133,5 +133,7 @@ fn empty_result() -> CloserResult {
         prompt_status: None,
         next_iteration_input: None,
         queries: 0,
+        repairs: Vec::new(),
+        ignored_fields: Vec::new(),
     }
 }

@@ -55,3 +55,36 @@ pub fn closer_output_schema() -> OutputSchema {
         include_str!("closer_output.schema.json"),
     )
 }
+
+impl crate::llm::ModelAnswer for CloserStructuredOutput {
+    fn answer_schema() -> OutputSchema {
+        closer_output_schema()
+    }
+
+    fn verdict_words() -> &'static [&'static str] {
+        &[
+            "verdict",
+            "status",
+            "complete",
+            "completed",
+            "passed",
+            "pass",
+            "done",
+            "success",
+        ]
+    }
+
+    /// Confidence in [0, 1] and non-empty item ids, at parse time.
+    fn check(&self) -> Result<(), crate::input::InputError> {
+        if !(0.0..=1.0).contains(&self.confidence) {
+            return Err(crate::input::InputError::invalid(
+                "confidence",
+                format!("{} is not a number in [0, 1]", self.confidence),
+            ));
+        }
+        for (index, item) in self.checklist.iter().enumerate() {
+            crate::input::require_non_empty(&format!("checklist[{index}].id"), &item.id)?;
+        }
+        Ok(())
+    }
+}

@@ -92,6 +92,12 @@ pub struct CloserResult {
     /// How many times the model was asked (1 + re-asks).
     #[serde(default)]
     pub queries: u32,
+    /// What the used answer needed to be read (empty for strict JSON).
+    #[serde(default)]
+    pub repairs: Vec<crate::llm::Repair>,
+    /// Unknown keys removed from the used answer.
+    #[serde(default)]
+    pub ignored_fields: Vec<String>,
 }
 
 /// How the Closer is set up (seed 001 CloserOptions, minus the logger).
@@ -112,6 +118,14 @@ pub struct CloserOptions {
     #[serde(default)]
     #[tsify(optional)]
     pub language: Language,
+    /// Accept answers that needed repairs or unwrapping (default true).
+    #[serde(default = "allow")]
+    #[tsify(optional)]
+    pub allow_repairs: bool,
+}
+
+fn allow() -> bool {
+    true
 }
 
 fn default_threshold() -> f64 {
@@ -206,10 +220,23 @@ impl<L: PromptLoader> Closer<L> {
             &schema,
             self.options.max_reasks,
             self.logger.as_ref(),
+            crate::llm::ParseOptions {
+                allow_repairs: self.options.allow_repairs,
+            },
         )
         .await;
         let mut result = match answer {
-            Ok(output) => decided(output, input, self.options.confidence_threshold, language),
+            Ok(parsed) => {
+                let mut result = decided(
+                    parsed.value,
+                    input,
+                    self.options.confidence_threshold,
+                    language,
+                );
+                result.repairs = parsed.repairs;
+                result.ignored_fields = parsed.ignored_fields;
+                result
+            }
             Err(error) => failed(messages::answer_unusable(language, &error.to_string())),
         };
         let verdict = if result.complete {
@@ -274,6 +301,8 @@ fn decided(
         prompt_status: None,
         next_iteration_input,
         queries: 0,
+        repairs: Vec::new(),
+        ignored_fields: Vec::new(),
     }
 }
 
@@ -288,5 +317,7 @@ fn failed(error: String) -> CloserResult {
         prompt_status: None,
         next_iteration_input: None,
         queries: 0,
+        repairs: Vec::new(),
+        ignored_fields: Vec::new(),
     }
 }

@@ -2,14 +2,22 @@
 //! that parses the answer, extraction of JSON from model text, typed parse errors, and the re-ask prompt.
 
 pub mod ask;
-pub mod extract;
+pub mod candidates;
 pub mod openai;
 pub mod parse;
 pub mod query;
+pub mod reasoning;
+pub mod repair;
 pub mod schema;
+pub mod shape;
+pub mod strict_json;
+pub mod unwrap;
 
 pub use ask::{Asked, ask_structured};
-pub use extract::extract_json;
-pub use parse::{StructuredError, StructuredErrorKind, parse_structured};
+pub use parse::{
+    ModelAnswer, ParseOptions, Parsed, StructuredError, StructuredErrorKind, parse_answer,
+    parse_answer_value, parse_structured,
+};
 pub use query::{QueryOptions, QueryReply};
+pub use repair::{Repair, RepairKind};
 pub use schema::OutputSchema;

@@ -1,8 +1,8 @@
 //! The OpenAI-compatible Chat Completions wire format, pure: the request body a query becomes, and what an
 //! HTTP answer means (content, or a typed error). The transport lives in the wasm layer.
 
-use super::extract::extract_json;
 use super::query::{QueryOptions, QueryReply};
+use super::strict_json::parse_strict;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tsify::Tsify;
@@ -168,10 +168,12 @@ pub fn read_chat_response(status: u16, body: &str) -> Result<String, ClientError
         })
 }
 
-/// The seed's QueryFn answer for model content: structured output when JSON can be taken from it, the raw
-/// text otherwise (so the caller's parse reports exactly what is wrong).
+/// The seed's QueryFn answer for model content: structured output when the content is strict JSON, and
+/// the raw text always (so the caller's parse reports exactly what is wrong).
 pub fn reply_from_content(content: String) -> QueryReply {
-    match extract_json(&content) {
+    // Structured only when the whole content is one strict JSON value; anything else is left to the
+    // caller's parse, which strips reasoning, weighs every candidate and lists repairs.
+    match parse_strict(content.trim()) {
         Ok(value) => QueryReply {
             structured_output: Some(value),
             text: Some(content),

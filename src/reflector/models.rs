@@ -135,3 +135,19 @@ pub fn reflection_schema() -> crate::llm::OutputSchema {
         include_str!("reflection.schema.json"),
     )
 }
+
+impl crate::llm::ModelAnswer for ModelReflection {
+    fn answer_schema() -> crate::llm::OutputSchema {
+        reflection_schema()
+    }
+
+    /// Every insight and evaluation valid (non-empty ids and texts), at parse time.
+    fn check(&self) -> Result<(), InputError> {
+        self.insights
+            .validate()
+            .map_err(|error| error.within("insights"))?;
+        self.bullet_evaluations
+            .validate()
+            .map_err(|error| error.within("bullet_evaluations"))
+    }
+}

@@ -40,6 +40,14 @@ pub struct ReflectorOptions {
     #[serde(default)]
     #[tsify(optional)]
     pub language: Language,
+    /// Accept answers that needed repairs or unwrapping (default true).
+    #[serde(default = "allow")]
+    #[tsify(optional)]
+    pub allow_repairs: bool,
+}
+
+fn allow() -> bool {
+    true
 }
 
 fn one() -> u32 {
@@ -58,6 +66,7 @@ impl Default for ReflectorOptions {
             max_reasks: 1,
             playbook: default_playbook(),
             language: Language::En,
+            allow_repairs: true,
         }
     }
 }
@@ -236,11 +245,14 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
             &schema,
             self.options.max_reasks,
             self.logger.as_ref(),
+            crate::llm::ParseOptions {
+                allow_repairs: self.options.allow_repairs,
+            },
         )
         .await;
         let answer = answer
+            .map(|parsed| parsed.value)
             .map_err(|error| error.to_string())
-            .and_then(validated)
             .map_err(|error| {
                 self.options.language.pick(
                     || format!("the model's analysis could not be used: {error}"),
@@ -272,18 +284,6 @@ fn untagged(used: &[String], kept: &[BulletEvaluation]) -> Vec<String> {
         .filter(|id| !kept.iter().any(|evaluation| &evaluation.bullet_id == *id))
         .cloned()
         .collect()
-}
-
-fn validated(answer: ModelReflection) -> Result<ModelReflection, String> {
-    answer
-        .insights
-        .validate()
-        .map_err(|error| error.within("insights").to_string())?;
-    answer
-        .bullet_evaluations
-        .validate()
-        .map_err(|error| error.within("bullet_evaluations").to_string())?;
-    Ok(answer)
 }
 
 fn adds_new_insight(previous: &[Insight], current: &[Insight]) -> bool {

@@ -50,7 +50,13 @@ export interface IterationSummary {
   structuredOutput?: Record<string, unknown> | null;
 }
 
-export type CloserParseResult = { ok: true; output: CloserStructuredOutput } | { ok: false; error: StructuredError };
+/** What a host accepts from a model answer. */
+export interface ParseOptions {
+  /** Accept an answer that needed repairs or unwrapping (default true); each repair is listed either way. */
+  allowRepairs?: boolean;
+}
+
+export type CloserParseResult = { ok: true; output: CloserStructuredOutput; repairs: Repair[]; ignoredFields: string[] } | { ok: false; error: StructuredError };
 
 export interface PromptQuery {
   workingDir: string;
@@ -88,9 +94,10 @@ pub fn decide(
 /// Extracts and parses a Closer answer from model text: `{ ok: true, output }` or `{ ok: false, error }`.
 #[wasm_bindgen(js_name = parseCloserOutput, unchecked_return_type = "CloserParseResult")]
 pub fn parse_closer_output(
-    #[wasm_bindgen(unchecked_param_type = "string | null")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ParseOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    parse_model_answer::<CloserStructuredOutput>(&text, "output")
+    parse_model_answer::<CloserStructuredOutput>(&text, &options, "output")
 }
 
 /// The strict JSON Schema of the Closer's answer.

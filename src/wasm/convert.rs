@@ -127,30 +127,59 @@ pub fn to_js<T: Serialize>(value: &T) -> JsValue {
         .unwrap_or_else(|error| super::errors::coded_error("internal", "", &error.to_string()))
 }
 
-/// A model-text parse as data: `{ ok: true, [key]: value }` or `{ ok: false, error }`.
+/// A model-text parse as data: `{ ok: true, [key]: value, repairs, ignoredFields }` or `{ ok: false, error }`.
 pub fn parse_outcome<T: Serialize>(
-    parsed: Result<T, crate::llm::StructuredError>,
+    parsed: Result<crate::llm::Parsed<T>, crate::llm::StructuredError>,
     key: &str,
 ) -> Result<JsValue, JsValue> {
     let answer = js_sys::Object::new();
-    let (ok, name, value) = match parsed {
-        Ok(value) => (true, key, to_js(&value)),
-        Err(error) => (false, "error", to_js(&error)),
-    };
-    js_sys::Reflect::set(&answer, &"ok".into(), &JsValue::from(ok))?;
-    js_sys::Reflect::set(&answer, &name.into(), &value)?;
+    match parsed {
+        Ok(parsed) => {
+            js_sys::Reflect::set(&answer, &"ok".into(), &JsValue::TRUE)?;
+            js_sys::Reflect::set(&answer, &key.into(), &to_js(&parsed.value))?;
+            js_sys::Reflect::set(&answer, &"repairs".into(), &to_js(&parsed.repairs))?;
+            js_sys::Reflect::set(
+                &answer,
+                &"ignoredFields".into(),
+                &to_js(&parsed.ignored_fields),
+            )?;
+        }
+        Err(error) => {
+            js_sys::Reflect::set(&answer, &"ok".into(), &JsValue::FALSE)?;
+            js_sys::Reflect::set(&answer, &"error".into(), &to_js(&error))?;
+        }
+    }
     Ok(answer.into())
 }
 
-/// Parses a model's answer text (`null` is the documented "no content" answer, `{ ok: false }`); any
-/// other non-string is the caller's error.
-pub fn parse_model_answer<T: DeserializeOwned + Serialize>(
+/// Parses a model's answer text with the options `{ allowRepairs? }`. Anything but a string (`null` from a
+/// refusal or a tool call included) is the caller's error: give the text, or handle the refusal first.
+pub fn parse_model_answer<T: crate::llm::ModelAnswer>(
     text: &JsValue,
+    options: &JsValue,
     key: &str,
 ) -> Result<JsValue, JsValue> {
-    if text.is_null() {
-        return parse_outcome::<T>(Err(crate::llm::StructuredError::no_content()), key);
-    }
     let text = super::args::text("text", text).map_err(super::errors::invalid)?;
-    parse_outcome(crate::llm::parse_structured::<T>(&text), key)
+    let options = parse_options(options).map_err(super::errors::invalid)?;
+    parse_outcome(crate::llm::parse_answer::<T>(&text, options), key)
+}
+
+/// `{ allowRepairs?: boolean }`, absent meaning the defaults.
+pub fn parse_options(value: &JsValue) -> Result<crate::llm::ParseOptions, InputError> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Options {
+        #[serde(default = "yes")]
+        allow_repairs: bool,
+    }
+    fn yes() -> bool {
+        true
+    }
+    if super::args::is_absent(value) {
+        return Ok(crate::llm::ParseOptions::default());
+    }
+    let options: Options = from_js("options", value)?;
+    Ok(crate::llm::ParseOptions {
+        allow_repairs: options.allow_repairs,
+    })
 }

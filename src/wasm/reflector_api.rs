@@ -43,15 +43,16 @@ export interface GovernorPorts {
 
 export type DeltaOp = { op_id: string } & DeltaKind;
 
-export type ReflectionParse = { ok: true; reflection: ModelReflection } | { ok: false; error: StructuredError };
+export type ReflectionParse = { ok: true; reflection: ModelReflection; repairs: Repair[]; ignoredFields: string[] } | { ok: false; error: StructuredError };
 "#;
 
 /// Extracts and parses a Reflector answer (insights and bullet tags) from model text.
 #[wasm_bindgen(js_name = parseReflection, unchecked_return_type = "ReflectionParse")]
 pub fn parse_reflection(
-    #[wasm_bindgen(unchecked_param_type = "string | null")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ParseOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    parse_model_answer::<ModelReflection>(&text, "reflection")
+    parse_model_answer::<ModelReflection>(&text, &options, "reflection")
 }
 
 type JsGovernorPorts = Governor<JsQueryFn, JsPromptLoader, JsStore, JsClock>;

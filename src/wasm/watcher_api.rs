@@ -30,7 +30,7 @@ export interface WatcherSetup extends WatcherOptions {
 /** The host's executor, run again with the watcher's issues (rounds 2 and 3). */
 export type RerunExecutor = (issues: string[], round: number) => ExecutorOutput | Promise<ExecutorOutput>;
 
-export type WatcherVerdictParse = { ok: true; verdict: ModelVerdict } | { ok: false; error: StructuredError };
+export type WatcherVerdictParse = { ok: true; verdict: ModelVerdict; repairs: Repair[]; ignoredFields: string[] } | { ok: false; error: StructuredError };
 
 /** The persona best placed to watch `executorPersona`, from `catalog` (the built-in one by default). */
 export function pickWatcherPersona(executorPersona: Persona | null, catalog?: Persona[]): PersonaPick | null;
@@ -94,9 +94,10 @@ pub fn pick(executor: JsValue, candidates: JsValue) -> Result<JsValue, JsValue> 
 /// Extracts and parses a Watcher verdict from model text.
 #[wasm_bindgen(js_name = parseWatcherVerdict, unchecked_return_type = "WatcherVerdictParse")]
 pub fn parse_verdict(
-    #[wasm_bindgen(unchecked_param_type = "string | null")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ParseOptions")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    parse_model_answer::<ModelVerdict>(&text, "verdict")
+    parse_model_answer::<ModelVerdict>(&text, &options, "verdict")
 }
 
 type JsBackedWatcher = Watcher<JsPromptLoader, JsStore, JsClock>;

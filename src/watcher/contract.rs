@@ -42,6 +42,24 @@ pub fn watcher_verdict_schema() -> OutputSchema {
     )
 }
 
+impl crate::llm::ModelAnswer for ModelVerdict {
+    fn answer_schema() -> OutputSchema {
+        watcher_verdict_schema()
+    }
+
+    fn verdict_words() -> &'static [&'static str] {
+        &[
+            "verdict",
+            "status",
+            "complete",
+            "completed",
+            "passed",
+            "approved",
+            "success",
+        ]
+    }
+}
+
 fn is_critical(issue: &str) -> bool {
     issue.trim_start().to_uppercase().starts_with("CRITICAL")
 }

@@ -33,6 +33,14 @@ pub struct WatcherOptions {
     #[serde(default = "one")]
     #[tsify(optional)]
     pub max_reasks: u32,
+    /// Accept answers that needed repairs or unwrapping (default true).
+    #[serde(default = "allow")]
+    #[tsify(optional)]
+    pub allow_repairs: bool,
+}
+
+fn allow() -> bool {
+    true
 }
 
 fn one() -> u32 {
@@ -122,11 +130,14 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
                     &schema,
                     self.options.max_reasks,
                     self.logger.as_ref(),
+                    crate::llm::ParseOptions {
+                        allow_repairs: self.options.allow_repairs,
+                    },
                 )
                 .await;
                 self.logger
                     .log(LogLevel::Debug, &format!("watcher: {queries} queries"));
-                answer
+                answer.map(|parsed| parsed.value)
             }
             Err(why) => Err(StructuredError::query(format!("prompt: {why}"))),
         };

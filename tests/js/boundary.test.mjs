@@ -75,9 +75,10 @@ const FUNCTIONS = {
   reconcileConfirmation: [p("store", () => new MemoryStore(), PORT), p("confirmationId", () => "c-1"), p("applied", () => true, { accepts: ["boolean"] }), p("now", () => Date.now(), { accepts: [...OPTIONAL, "number"] })],
   applyDirectly: [p(null, () => ({ skill: skill() }), PORT), p("confirmation", confirmation)],
   decideCompletion: [p("output", closerAnswer), p("options", () => ({}), { accepts: OPTIONS })],
-  parseCloserOutput: [p("text", () => JSON.stringify(closerAnswer()), { accepts: ["null"] })],
-  parseWatcherVerdict: [p("text", () => "{}", { accepts: ["null"] })],
-  parseReflection: [p("text", () => "{}", { accepts: ["null"] })],
+  // null (a refusal or a tool call) is not text: a typed invalid_input, never a verdict.
+  parseCloserOutput: [p("text", () => JSON.stringify(closerAnswer())), p("options", () => ({}), { accepts: OPTIONS })],
+  parseWatcherVerdict: [p("text", () => "{}"), p("options", () => ({}), { accepts: OPTIONS })],
+  parseReflection: [p("text", () => "{}"), p("options", () => ({}), { accepts: OPTIONS })],
   closerOutputSchema: [],
   personaCatalog: [],
   formatIterationSummary: [p("result", null)],

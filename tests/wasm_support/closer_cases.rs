@@ -150,8 +150,9 @@ fn decide_and_parse_are_exported() {
     );
     let decision = decide(output, JsValue::UNDEFINED).unwrap();
     assert_eq!(get(&decision, "complete"), JsValue::FALSE);
-    let parsed = parse_closer_output("```json\n{\"checklist\": [], \"allComplete\": false, \"summary\": \"s\", \"confidence\": 0.5}\n```".into()).unwrap();
+    let parsed = parse_closer_output("```json\n{\"checklist\": [], \"allComplete\": false, \"summary\": \"s\", \"confidence\": 0.5}\n```".into(), JsValue::UNDEFINED).unwrap();
     assert_eq!(get(&parsed, "ok"), JsValue::TRUE);
-    let failed = parse_closer_output("{\"checklist\": [{\"id\": 1".into()).unwrap();
+    let failed =
+        parse_closer_output("{\"checklist\": [{\"id\": 1".into(), JsValue::UNDEFINED).unwrap();
     assert_eq!(get(&failed, "error.truncated"), JsValue::TRUE);
 }

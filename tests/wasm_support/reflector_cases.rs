@@ -84,6 +84,10 @@ fn playbook_ops_render_and_serialise() {
     let copy = JsPlaybook::from_json(playbook.to_json()).unwrap();
     assert_eq!(copy.render(), playbook.render());
     assert!(playbook.apply_deltas(js("'not ops'")).is_err());
-    let parsed = parse_reflection("{\"insights\": [], \"bullet_evaluations\": []}".into()).unwrap();
+    let parsed = parse_reflection(
+        "{\"insights\": [], \"bullet_evaluations\": []}".into(),
+        JsValue::UNDEFINED,
+    )
+    .unwrap();
     assert_eq!(get(&parsed, "ok"), JsValue::TRUE);
 }

@@ -96,8 +96,8 @@ async fn the_protocol_escalates_after_three_rounds() {
 
 #[wasm_bindgen_test]
 fn verdicts_parse_from_model_text() {
-    let parsed = parse_verdict("Verdict:\n```json\n{\"pass\": false, \"issues\": [\"CRITICAL: x\"], \"inspection_log\": \"l\", \"blindspots_covered\": [], \"misclassification_detected\": false, \"reclassification_suggestion\": null, \"trade_offs_acknowledged\": false}\n```".into()).unwrap();
+    let parsed = parse_verdict("Verdict:\n```json\n{\"pass\": false, \"issues\": [\"CRITICAL: x\"], \"inspection_log\": \"l\", \"blindspots_covered\": [], \"misclassification_detected\": false, \"reclassification_suggestion\": null, \"trade_offs_acknowledged\": false}\n```".into(), JsValue::UNDEFINED).unwrap();
     assert_eq!(get(&parsed, "ok"), JsValue::TRUE);
-    let broken = parse_verdict("{\"pass\": 3}".into()).unwrap();
+    let broken = parse_verdict("{\"pass\": 3}".into(), JsValue::UNDEFINED).unwrap();
     assert_eq!(text(&broken, "error.path"), "pass");
 }
