@@ -12,17 +12,27 @@ import { getLlama, LlamaChatSession } from "node-llama-cpp";
 const MODEL_NAME = "smollm2-135m-instruct";
 const defaultModelPath = fileURLToPath(new URL("../../.cache/model/SmolLM2-135M-Instruct.Q4_1.gguf", import.meta.url));
 const MAX_BODY_BYTES = 1 << 20;
-// A 135M model falls into repeating one token inside a string until the token limit; capping strings in
-// the grammar (not in the schema the library sends, which stays valid for any provider) keeps answers whole.
+// A 135M model falls into repeating one token inside a string until the token limit, fills every array to
+// its cap, and leaves strings empty; tightening the grammar (not the schema the library sends, which stays
+// valid for any provider) keeps its answers whole and within what the library's parser accepts.
 const MAX_STRING_LENGTH = 160;
+const MAX_GRAMMAR_ITEMS = 3;
+const CONFIDENCES = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 
-/** A copy of `schema` in which every string without a length cap gets one. */
+/** A copy of `schema` in which every string is 1 to 160 characters, every array holds at most 3 items and
+ * every number is a tenth between 0 and 1. */
 function withCappedStrings(schema) {
   if (Array.isArray(schema)) return schema.map(withCappedStrings);
   if (!schema || typeof schema !== "object") return schema;
   const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === "enum" || key === "const" ? value : withCappedStrings(value)]));
   const types = Array.isArray(copy.type) ? copy.type : [copy.type];
-  if (types.includes("string") && copy.maxLength === undefined && copy.enum === undefined) copy.maxLength = MAX_STRING_LENGTH;
+  if (types.includes("string") && copy.enum === undefined) {
+    copy.maxLength ??= MAX_STRING_LENGTH;
+    copy.minLength ??= 1;
+  }
+  if (types.includes("array")) copy.maxItems = Math.min(copy.maxItems ?? MAX_GRAMMAR_ITEMS, MAX_GRAMMAR_ITEMS);
+  // The library's only numbers are confidences in [0, 1], which its parser enforces; the grammar offers tenths.
+  if (types.includes("number") && copy.enum === undefined) copy.enum = CONFIDENCES;
   return copy;
 }
 

@@ -61,9 +61,11 @@ pub fn find_candidates(text: &str) -> Found<'_> {
             })
         })
         .collect();
-    let last_end = candidates.iter().map(|c| c.end).max().unwrap_or(0);
-    let truncated_at =
-        unclosed.filter(|&open| open >= last_end && looks_like_json_start(text, open));
+    // A bracket that opens a JSON value and never closes: whatever balanced spans lie inside it or after
+    // it, the answer was cut off.
+    let truncated_at = unclosed
+        .into_iter()
+        .find(|&open| looks_like_json_start(text, open));
     Found {
         candidates,
         truncated_at,
@@ -125,17 +127,17 @@ fn fenced_blocks(text: &str) -> Vec<(usize, usize)> {
     blocks
 }
 
-/// The maximal balanced bracket spans, and the first bracket opened after them that never closes.
-fn balanced_spans(text: &str) -> (Vec<(usize, usize)>, Option<usize>) {
+/// The maximal balanced bracket spans, and the brackets that never close (outermost first).
+fn balanced_spans(text: &str) -> (Vec<(usize, usize)>, Vec<usize>) {
     let mut spans = Vec::new();
     let mut from = 0;
-    let mut unclosed = None;
+    let mut unclosed = Vec::new();
     for _ in 0..=MAX_RESCANS {
         let (found, still_open) = scan(text, from);
         spans.extend(found);
         match still_open {
             Some(open) => {
-                unclosed = Some(open);
+                unclosed.push(open);
                 from = open + 1;
             }
             None => break,
@@ -149,8 +151,6 @@ fn balanced_spans(text: &str) -> (Vec<(usize, usize)>, Option<usize>) {
             maximal.push(span);
         }
     }
-    // A bracket that never closed only counts when no complete span starts after it.
-    let unclosed = unclosed.filter(|&open| maximal.iter().all(|span| span.0 < open));
     (maximal, unclosed)
 }
 
