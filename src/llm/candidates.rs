@@ -1,6 +1,6 @@
 //! Every place in a model's text that may hold its JSON answer, in text order: fenced blocks, answer tags,
 //! and the maximal balanced `{...}` / `[...]` spans in the prose. A brace that never closes does not stop
-//! the search: the spans after it are still found. The whole text is one candidate when it is a JSON
+//! the search: the spans after it are still found. The whole text is the only candidate when it is a JSON
 //! string (an answer encoded twice). Candidates inside `<answer>`, `<json>`, `<output>` or after a "final
 //! answer" marker are marked preferred.
 //!
@@ -32,6 +32,22 @@ const FINAL_MARKER: &str = "final answer";
 const MAX_RESCANS: usize = 8;
 
 pub fn find_candidates(text: &str) -> Found<'_> {
+    // The whole answer encoded as one JSON string: its brackets are inside the string, not in prose.
+    let trimmed = text.trim();
+    if trimmed.starts_with('"')
+        && super::strict_json::parse_strict(trimmed).is_ok_and(|value| value.is_string())
+    {
+        let start = text.len() - text.trim_start().len();
+        return Found {
+            candidates: vec![Candidate {
+                start,
+                end: start + trimmed.len(),
+                text: trimmed,
+                preferred: false,
+            }],
+            truncated_at: None,
+        };
+    }
     let preferred = preferred_regions(text);
     let is_preferred = |start: usize| {
         preferred
@@ -41,11 +57,6 @@ pub fn find_candidates(text: &str) -> Found<'_> {
     let mut spans = fenced_blocks(text);
     let (balanced, unclosed) = balanced_spans(text);
     spans.extend(balanced);
-    let trimmed = text.trim();
-    if trimmed.starts_with('"') && trimmed.ends_with('"') && trimmed.len() > 1 {
-        let start = text.len() - text.trim_start().len();
-        spans.push((start, start + trimmed.len()));
-    }
     spans.sort_unstable();
     spans.dedup();
     let candidates: Vec<Candidate<'_>> = spans

@@ -63,7 +63,7 @@ pub fn repair(text: &str) -> Option<(String, Vec<Repair>)> {
                 }
             }
             ',' => {
-                writer.out.push(',');
+                writer.push_significant(',');
                 writer.pending_comma = Some((writer.out.len() - 1, offset));
             }
             '}' | ']' => {
