@@ -17,6 +17,9 @@ cargo clippy --quiet --target wasm32-unknown-unknown --lib --tests -- -D warning
 step "native tests: every rule of the seeds, property tests, the JSON contract"
 cargo test --quiet
 
+step "the answer-parser corpus (correct parse, typed reject, false reject, wrong accept, trap)"
+cargo test --quiet --test answer_corpus -- --nocapture
+
 # The scripted OpenAI-compatible endpoint the client tests talk to (the wasm tests read its URL at build time).
 fake_llm_log=$(mktemp)
 node tests/support/fake-llm-server.mjs >"$fake_llm_log" &

@@ -23,15 +23,21 @@ pub fn strip_reasoning(text: &str) -> String {
 pub fn find_ascii_ci(haystack: &str, needle: &str, from: usize) -> Option<usize> {
     let bytes = haystack.as_bytes();
     let wanted = needle.as_bytes();
-    if wanted.is_empty() || from > bytes.len() {
-        return None;
+    let first = wanted.first()?;
+    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+    let mut start = from;
+    loop {
+        let rest = bytes.get(start..)?;
+        let found = start
+            + rest
+                .iter()
+                .position(|&byte| byte == lower || byte == upper)?;
+        let window = bytes.get(found..found + wanted.len())?;
+        if window.eq_ignore_ascii_case(wanted) {
+            return Some(found);
+        }
+        start = found + 1;
     }
-    let last_start = bytes.len().checked_sub(wanted.len())?;
-    (from..=last_start).find(|&start| {
-        bytes
-            .get(start..start + wanted.len())
-            .is_some_and(|window| window.eq_ignore_ascii_case(wanted))
-    })
 }
 
 /// Where an opening tag `<tag` (followed by `>` or attributes) starts and ends, at or after `from`.
