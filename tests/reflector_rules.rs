@@ -149,6 +149,7 @@ fn req_3_1_reflection_result_holds_insights_evaluations_and_the_trajectory() {
         rounds: 1,
         untagged_bullets: vec![],
         refinement_error: None,
+        repairs: vec![],
     };
     assert!(result.validate().is_ok());
     let text = serde_json::to_string(&result).unwrap();
@@ -218,6 +219,7 @@ proptest! {
             insights, bullet_evaluations: evaluations,
             trajectory: Trajectory { query, generated_result: result, reasoning_steps: steps, used_bullet_ids: used },
             error, dropped_evaluations: vec![], rounds, untagged_bullets: vec![], refinement_error: None,
+        repairs: vec![],
         };
         let text = serde_json::to_string(&value).unwrap();
         prop_assert_eq!(serde_json::from_str::<ReflectionResult>(&text).unwrap(), value);
@@ -601,6 +603,7 @@ fn applying_a_reflection_increments_the_tagged_counters() {
         rounds: 1,
         untagged_bullets: vec![],
         refinement_error: None,
+        repairs: vec![],
     };
     assert_eq!(playbook.apply_reflection(&result), ["b-0404"]);
     assert_eq!(

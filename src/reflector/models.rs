@@ -100,6 +100,9 @@ pub struct ReflectionResult {
     /// A later refinement round that failed (requirement 8): the insights above are the last good round's.
     #[serde(default)]
     pub refinement_error: Option<String>,
+    /// What the used answers needed to be read (empty for strict JSON).
+    #[serde(default)]
+    pub repairs: Vec<crate::llm::Repair>,
 }
 
 impl Validate for ReflectionResult {

@@ -8,7 +8,7 @@ use super::models::{
 use super::prompt::PromptBuilder;
 use crate::input::{InputError, Validate};
 use crate::language::Language;
-use crate::llm::{Asked, ask_structured};
+use crate::llm::{Asked, Parsed, ask_structured};
 use crate::playbook::book::normalized;
 use crate::playbook::storage::load_playbook;
 use crate::ports::{Llm, LogLevel, Logger, NoLogger, PromptLoader, Store};
@@ -136,6 +136,7 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
             rounds,
             untagged_bullets: Vec::new(),
             refinement_error: None,
+            repairs: Vec::new(),
         };
         let (used_bullets, known_used) =
             match load_playbook(&self.store, &self.options.playbook).await {
@@ -155,7 +156,7 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
                 }
             };
         let mut previous: Vec<Insight> = Vec::new();
-        let mut last: Option<(ModelReflection, String)> = None;
+        let mut last: Option<(Parsed<ModelReflection>, String)> = None;
         let mut refinement_error = None;
         let mut rounds = 0;
         while rounds < self.options.rounds {
@@ -197,16 +198,18 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
                 Err(error) => return failed(error, round),
             };
             rounds = round;
-            let adds_nothing = rounds > 1 && !adds_new_insight(&previous, &answer.insights);
-            previous = answer.insights.clone();
+            let adds_nothing = rounds > 1 && !adds_new_insight(&previous, &answer.value.insights);
+            previous = answer.value.insights.clone();
             last = Some((answer, prompt));
             if self.options.early_stop && adds_nothing {
                 break;
             }
         }
-        let Some((answer, prompt)) = last else {
+        let Some((parsed, prompt)) = last else {
             return failed("no round ran".to_owned(), rounds);
         };
+        let mut repairs = parsed.repairs;
+        let answer = parsed.value;
         let (mut kept, mut dropped) =
             keep_used(answer.bullet_evaluations, &trajectory.used_bullet_ids);
         let mut untagged = untagged(&known_used, &kept);
@@ -218,7 +221,8 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
                 untagged.join(", ")
             );
             if let Ok(second) = self.ask(&again, rounds).await {
-                let (extra, extra_dropped) = keep_used(second.bullet_evaluations, &untagged);
+                repairs.extend(second.repairs);
+                let (extra, extra_dropped) = keep_used(second.value.bullet_evaluations, &untagged);
                 kept.extend(extra);
                 dropped.extend(extra_dropped);
             }
@@ -233,11 +237,12 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
             rounds,
             untagged_bullets: untagged,
             refinement_error,
+            repairs,
         }
     }
 
     /// One question to the model, validated; the error says why the answer could not be used.
-    async fn ask(&self, prompt: &str, round: u32) -> Result<ModelReflection, String> {
+    async fn ask(&self, prompt: &str, round: u32) -> Result<Parsed<ModelReflection>, String> {
         let schema = reflection_schema();
         let Asked { answer, queries } = ask_structured::<ModelReflection>(
             &self.llm,
@@ -250,20 +255,17 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
             },
         )
         .await;
-        let answer = answer
-            .map(|parsed| parsed.value)
-            .map_err(|error| error.to_string())
-            .map_err(|error| {
-                self.options.language.pick(
-                    || format!("the model's analysis could not be used: {error}"),
-                    || format!("モデルの分析結果を使えません：{error}"),
-                )
-            })?;
+        let answer = answer.map_err(|error| error.to_string()).map_err(|error| {
+            self.options.language.pick(
+                || format!("the model's analysis could not be used: {error}"),
+                || format!("モデルの分析結果を使えません：{error}"),
+            )
+        })?;
         self.logger.log(
             LogLevel::Debug,
             &format!(
                 "reflector round {round}: {} insights ({queries} queries)",
-                answer.insights.len()
+                answer.value.insights.len()
             ),
         );
         Ok(answer)
