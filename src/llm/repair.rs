@@ -3,6 +3,12 @@
 //! smart quotes, `//` and `/* */` comments, unquoted keys, Python's `True`/`False`/`None`, raw control
 //! characters inside strings, trailing commas. It never completes a truncated value, never invents a
 //! field and never changes a type: text that ends inside a string or a comment is given up on.
+//!
+//! Written here rather than taken from a crate, measured on the answer corpus (tests/fixtures/corpus/, 526
+//! answers) in the shipped module: this pass costs 1.7 KB gzip and reads all 526 as expected; `json5` costs
+//! 11.4 KB and refuses 18 (no Python literals, raw newlines or smart quotes); `llm_json` (3.8 KB) and
+//! `jsonrepair` (14 KB) both complete truncated values (the meaning-changing repair this pass must never
+//! make) and miss 37 each. None lists what it changed.
 
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
