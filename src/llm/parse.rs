@@ -32,8 +32,8 @@ pub const MAX_ANSWER_BYTES: usize = 1 << 20;
 
 /// A type a model answers with: its schema, and what the schema cannot say.
 pub trait ModelAnswer: DeserializeOwned + Serialize {
-    /// The strict schema sent to the model; the answer's shape is checked against it.
-    fn answer_schema() -> OutputSchema;
+    /// The strict schema sent to the model; the answer's shape is checked against it. Read once.
+    fn answer_schema() -> &'static OutputSchema;
     /// Keys that would carry a verdict this answer does not have (`verdict`, `status`): an error.
     fn verdict_words() -> &'static [&'static str] {
         &[]
@@ -208,7 +208,7 @@ pub fn parse_answer<T: ModelAnswer>(
     let evaluated: Vec<(&Candidate<'_>, Outcome<T>)> = found
         .candidates
         .iter()
-        .map(|candidate| (candidate, evaluate::<T>(candidate, &schema, text)))
+        .map(|candidate| (candidate, evaluate::<T>(candidate, schema, text)))
         .collect();
     let last_answer = evaluated
         .iter()
@@ -280,7 +280,7 @@ pub fn parse_answer_value<T: ModelAnswer>(
     options: ParseOptions,
 ) -> Result<Parsed<T>, StructuredError> {
     let raw = value.to_string();
-    match typed::<T>(value, &T::answer_schema(), 0, Vec::new(), &raw) {
+    match typed::<T>(value, T::answer_schema(), 0, Vec::new(), &raw) {
         Outcome::Usable(parsed, _) => refuse_repairs(parsed, options, &raw),
         Outcome::Broken(error, _) => Err(error),
         Outcome::NotJson(message) => Err(StructuredError::new(
