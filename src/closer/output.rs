@@ -59,7 +59,7 @@ pub fn closer_output_schema() -> OutputSchema {
 impl crate::llm::ModelAnswer for CloserStructuredOutput {
     fn answer_schema() -> &'static OutputSchema {
         static SCHEMA: std::sync::OnceLock<OutputSchema> = std::sync::OnceLock::new();
-        SCHEMA.get_or_init(|| closer_output_schema())
+        SCHEMA.get_or_init(closer_output_schema)
     }
 
     fn verdict_words() -> &'static [&'static str] {

@@ -142,7 +142,7 @@ pub fn reflection_schema() -> crate::llm::OutputSchema {
 impl crate::llm::ModelAnswer for ModelReflection {
     fn answer_schema() -> &'static crate::llm::OutputSchema {
         static SCHEMA: std::sync::OnceLock<crate::llm::OutputSchema> = std::sync::OnceLock::new();
-        SCHEMA.get_or_init(|| reflection_schema())
+        SCHEMA.get_or_init(reflection_schema)
     }
 
     /// Every insight and evaluation valid (non-empty ids and texts), at parse time.

@@ -45,7 +45,7 @@ pub fn watcher_verdict_schema() -> OutputSchema {
 impl crate::llm::ModelAnswer for ModelVerdict {
     fn answer_schema() -> &'static OutputSchema {
         static SCHEMA: std::sync::OnceLock<OutputSchema> = std::sync::OnceLock::new();
-        SCHEMA.get_or_init(|| watcher_verdict_schema())
+        SCHEMA.get_or_init(watcher_verdict_schema)
     }
 
     fn verdict_words() -> &'static [&'static str] {
