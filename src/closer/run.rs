@@ -119,13 +119,9 @@ pub struct CloserOptions {
     #[tsify(optional)]
     pub language: Language,
     /// Accept answers that needed repairs or unwrapping (default true).
-    #[serde(default = "allow")]
+    #[serde(default = "crate::llm::parse::allow_repairs_by_default")]
     #[tsify(optional)]
     pub allow_repairs: bool,
-}
-
-fn allow() -> bool {
-    true
 }
 
 fn default_threshold() -> f64 {

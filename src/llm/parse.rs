@@ -14,7 +14,7 @@ use super::candidates::{Candidate, find_candidates};
 use super::reasoning::strip_reasoning;
 use super::repair::{Repair, repair};
 use super::schema::OutputSchema;
-use super::shape::{ShapeError, conform, top_level_fields};
+use super::shape::{ShapeError, conform, folded as fold, top_level_fields};
 use super::strict_json::{StrictError, parse_strict};
 use super::unwrap::unwrap_answer;
 use crate::input::{InputError, parse_json_value};
@@ -145,9 +145,15 @@ pub struct ParseOptions {
 impl Default for ParseOptions {
     fn default() -> Self {
         Self {
-            allow_repairs: true,
+            allow_repairs: allow_repairs_by_default(),
         }
     }
+}
+
+/// Repaired answers are accepted (and listed) unless a host says otherwise; the default of every
+/// component's `allowRepairs` option.
+pub fn allow_repairs_by_default() -> bool {
+    true
 }
 
 /// A usable answer, with every repair it needed and the unknown keys that were removed.
@@ -419,11 +425,4 @@ fn typed<T: ModelAnswer>(
         },
         canonical,
     )
-}
-
-fn fold(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
 }

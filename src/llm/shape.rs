@@ -42,7 +42,7 @@ fn allows(schema: &Value, kind: &str) -> bool {
 }
 
 /// Lower case without `_` and `-`: `all_complete`, `allComplete` and `AllComplete` are one name.
-fn folded(name: &str) -> String {
+pub fn folded(name: &str) -> String {
     name.chars()
         .filter(|c| *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)

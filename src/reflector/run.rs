@@ -41,13 +41,9 @@ pub struct ReflectorOptions {
     #[tsify(optional)]
     pub language: Language,
     /// Accept answers that needed repairs or unwrapping (default true).
-    #[serde(default = "allow")]
+    #[serde(default = "crate::llm::parse::allow_repairs_by_default")]
     #[tsify(optional)]
     pub allow_repairs: bool,
-}
-
-fn allow() -> bool {
-    true
 }
 
 fn one() -> u32 {
@@ -66,7 +62,7 @@ impl Default for ReflectorOptions {
             max_reasks: 1,
             playbook: default_playbook(),
             language: Language::En,
-            allow_repairs: true,
+            allow_repairs: crate::llm::parse::allow_repairs_by_default(),
         }
     }
 }

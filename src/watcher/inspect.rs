@@ -34,13 +34,9 @@ pub struct WatcherOptions {
     #[tsify(optional)]
     pub max_reasks: u32,
     /// Accept answers that needed repairs or unwrapping (default true).
-    #[serde(default = "allow")]
+    #[serde(default = "crate::llm::parse::allow_repairs_by_default")]
     #[tsify(optional)]
     pub allow_repairs: bool,
-}
-
-fn allow() -> bool {
-    true
 }
 
 fn one() -> u32 {
