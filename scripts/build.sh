@@ -1,29 +1,38 @@
 #!/usr/bin/env bash
-# Builds the npm package into dist/: real-LTO wasm -> wasm-bindgen -> wasm-opt -> entry points per host.
+# Builds the npm package into dist/: two WebAssembly modules, each real-LTO wasm -> wasm-bindgen -> wasm-opt,
+# with entry points per host, then checks their sizes against the budgets (scripts/size-budget.mjs).
+#   dist/          the full module (every component): `agent-governor`
+#   dist/guard/    the guard module (confirmations, the Executor, MemoryStore): `agent-governor/guard`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log() { printf '[build] %s\n' "$*"; }
 crate=agent_governor
 out=dist
-raw_wasm=target/wasm32-unknown-unknown/release/$crate.wasm
-
-# `cargo build` skips LTO for a crate that is both cdylib and rlib; building the cdylib alone applies it.
-log "compiling the release cdylib (real LTO)"
-cargo rustc --quiet --release --target wasm32-unknown-unknown --lib --crate-type cdylib
-
 rm -rf "$out"
-mkdir -p "$out/wasm"
-# One web-target output serves every host: each entry point below instantiates it its own way.
-log "generating JS bindings and TypeScript declarations"
-wasm-bindgen "$raw_wasm" --out-dir "$out/wasm" --target web --remove-name-section --remove-producers-section
 
-log "optimising with wasm-opt (binaryen from npm)"
-node_modules/.bin/wasm-opt -Oz "$out/wasm/${crate}_bg.wasm" -o "$out/wasm/${crate}_bg.wasm"
+# build_module NAME TARGET_DIR OUT_DIR [CARGO FEATURE FLAGS...]
+build_module() {
+  local name=$1 target_dir=$2 module_dir=$3
+  shift 3
+  # `cargo build` skips LTO for a crate that is both cdylib and rlib; building the cdylib alone applies it.
+  log "$name: compiling the release cdylib (real LTO) $*"
+  cargo rustc --quiet --release --target wasm32-unknown-unknown --lib --crate-type cdylib \
+    --target-dir "$target_dir" "$@"
+  mkdir -p "$module_dir"
+  # One web-target output serves every host: each entry point instantiates it its own way.
+  log "$name: generating JS bindings and TypeScript declarations"
+  wasm-bindgen "$target_dir/wasm32-unknown-unknown/release/$crate.wasm" --out-dir "$module_dir" --target web \
+    --remove-name-section --remove-producers-section
+  log "$name: optimising with wasm-opt (binaryen from npm)"
+  node_modules/.bin/wasm-opt -Oz "$module_dir/${crate}_bg.wasm" -o "$module_dir/${crate}_bg.wasm"
+}
+
+# Separate target directories: the two feature sets never invalidate each other's incremental cache.
+build_module full target "$out/wasm"
+build_module guard target/guard "$out/guard/wasm" --no-default-features
 
 cp src/wasm/entries/*.js src/wasm/entries/*.d.ts "$out/"
+cp src/wasm/entries/*.js src/wasm/entries/*.d.ts "$out/guard/"
 
-shipped="$out/wasm/${crate}_bg.wasm"
-raw=$(wc -c <"$shipped")
-gzipped=$(gzip -9 -c "$shipped" | wc -c)
-log "shipped $shipped: $raw bytes raw, $gzipped bytes gzip ($(( (raw + 512) / 1024 )) KiB / $(( (gzipped + 512) / 1024 )) KiB)"
+node scripts/size-budget.mjs "$out/wasm/${crate}_bg.wasm" "$out/guard/wasm/${crate}_bg.wasm"

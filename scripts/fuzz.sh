@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Runs every fuzz target for SECONDS each (default 60) with cargo-fuzz on the nightly toolchain, and prints
-# the executions per target. Without a nightly toolchain or cargo-fuzz it says so and exits cleanly.
-# Usage: bash scripts/fuzz.sh [SECONDS]
+# Runs every fuzz target with cargo-fuzz on the nightly toolchain and prints the executions per target.
+# Without a nightly toolchain or cargo-fuzz it says so and exits cleanly.
+# Usage: bash scripts/fuzz.sh [SECONDS]        each target for SECONDS (default 60)
+#        bash scripts/fuzz.sh --runs COUNT     each target for COUNT executions (for example 10000000)
+# A crash stops the run; libFuzzer keeps the input under fuzz/artifacts/<target>/. Copy it into
+# fuzz/regressions/<target>/ (checked in): every run, the smoke in `npm test` included, replays those inputs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-60}
+if [[ "${1:-}" == "--runs" ]]; then
+  limit=(-runs="${2:?--runs needs a count}")
+  budget="${2} runs"
+else
+  limit=(-max_total_time="${1:-60}")
+  budget="${1:-60}s"
+fi
 if ! rustup toolchain list | grep -q '^nightly'; then
   echo "[fuzz] no nightly toolchain on this machine: fuzzing skipped"
   exit 0
@@ -14,15 +23,16 @@ if ! command -v cargo-fuzz >/dev/null; then
   exit 0
 fi
 for target in $(cargo +nightly fuzz list --fuzz-dir fuzz); do
-  mkdir -p "fuzz/corpus/$target"
+  mkdir -p "fuzz/corpus/$target" "fuzz/regressions/$target"
   log=$(mktemp)
-  if ! cargo +nightly fuzz run --fuzz-dir fuzz "$target" "fuzz/corpus/$target" -- \
-      -max_total_time="$seconds" -max_len=65536 -print_final_stats=1 >"$log" 2>&1; then
+  started=$(date +%s)
+  if ! cargo +nightly fuzz run --fuzz-dir fuzz "$target" "fuzz/corpus/$target" "fuzz/regressions/$target" -- \
+      "${limit[@]}" -max_len=65536 -print_final_stats=1 >"$log" 2>&1; then
     tail -n 40 "$log"
     echo "[fuzz] $target FAILED (crash input kept under fuzz/artifacts/$target)"
     exit 1
   fi
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-  echo "[fuzz] $target: $runs executions in ${seconds}s, no crash"
+  echo "[fuzz] $target: $runs executions in $(( $(date +%s) - started ))s (budget $budget), no crash"
   rm -f "$log"
 done

@@ -13,6 +13,7 @@ step "format and lints (panics, unwraps and indexing are denied outside tests)"
 cargo fmt --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --target wasm32-unknown-unknown --lib --tests -- -D warnings
+cargo clippy --quiet --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
 
 step "native tests: every rule of the seeds, property tests, the JSON contract"
 cargo test --quiet

@@ -4,18 +4,28 @@
 //! The cores under each component module are pure (sans-IO): every decision is a function of data, with
 //! time passed in by the host. Orchestration is written once against the port traits in [`ports`]; the
 //! `wasm` module (wasm32 only) adapts JavaScript objects to those traits and exports the JS API.
+//!
+//! Cargo features select the components (`closer`, `watcher`, `reflector`, and `llm` under them; `full`, the
+//! default, is all of them). Without them the crate is the guard: confirmations and the Executor.
 
+#[cfg(feature = "closer")]
 pub mod closer;
 pub mod executor;
+#[cfg(feature = "full")]
 pub mod governor;
 pub mod input;
 pub mod language;
+#[cfg(feature = "llm")]
 pub mod llm;
+#[cfg(feature = "reflector")]
 pub mod playbook;
 pub mod ports;
+#[cfg(feature = "llm")]
 pub mod prompts;
+#[cfg(feature = "reflector")]
 pub mod reflector;
 pub mod timestamp;
+#[cfg(feature = "watcher")]
 pub mod watcher;
 
 #[cfg(target_arch = "wasm32")]

@@ -83,6 +83,7 @@ impl PromptLoader for NoPromptFiles {
     }
 }
 
+#[cfg(feature = "llm")]
 /// The LLM, as the seed's `QueryFn`: a prompt and the output schema in, structured output or an error out.
 pub trait Llm {
     async fn query(
@@ -122,6 +123,7 @@ impl Logger for NoLogger {
     fn log(&self, _level: LogLevel, _message: &str) {}
 }
 
+#[cfg(feature = "watcher")]
 /// The executor of the Watcher's completion protocol, run again with the watcher's issues.
 pub trait ExecutorRerun {
     async fn rerun(

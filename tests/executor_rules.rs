@@ -1159,3 +1159,24 @@ fn english_is_the_default_language_of_every_reason() {
             .starts_with("This confirmation ID was not found")
     );
 }
+
+#[test]
+fn every_phase_name_is_its_serialised_form() {
+    use agent_governor::executor::check::Phase;
+    for phase in [
+        Phase::NotFound,
+        Phase::SignatureInvalid,
+        Phase::AlreadyConsumed,
+        Phase::InFlight,
+        Phase::NotYetValid,
+        Phase::ExpiredTime,
+        Phase::Cancelled,
+        Phase::Invalidated,
+        Phase::NodeMismatch,
+        Phase::ChangeMismatch,
+        Phase::NoSkill,
+    ] {
+        let serialised = serde_json::to_value(phase).unwrap();
+        assert_eq!(serialised, serde_json::Value::from(phase.as_str()));
+    }
+}

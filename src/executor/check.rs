@@ -86,6 +86,25 @@ pub enum Phase {
     NoSkill,
 }
 
+impl Phase {
+    /// The phase's name as serialised (`snake_case`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NotFound => "not_found",
+            Self::SignatureInvalid => "signature_invalid",
+            Self::AlreadyConsumed => "already_consumed",
+            Self::InFlight => "in_flight",
+            Self::NotYetValid => "not_yet_valid",
+            Self::ExpiredTime => "expired_time",
+            Self::Cancelled => "cancelled",
+            Self::Invalidated => "invalidated",
+            Self::NodeMismatch => "node_mismatch",
+            Self::ChangeMismatch => "change_mismatch",
+            Self::NoSkill => "no_skill",
+        }
+    }
+}
+
 /// A rejection by steps 1-5 (or the signature): the confirmation itself is unusable for this request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rejection {

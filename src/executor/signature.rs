@@ -59,11 +59,42 @@ impl Signer {
     }
 }
 
-/// The verification keys a guard trusts, by key id.
-#[derive(Clone, Default, PartialEq, Eq)]
+/// The verification keys a guard trusts, by key id. Each key's HMAC state (the hashed inner and outer pads)
+/// is computed once, when the ring is built, and cloned for every verification.
+#[derive(Clone, Default)]
 pub struct KeyRing {
-    keys: BTreeMap<String, Vec<u8>>,
+    keys: BTreeMap<String, TrustedKey>,
 }
+
+#[derive(Clone)]
+struct TrustedKey {
+    secret: Vec<u8>,
+    keyed_mac: HmacSha256,
+}
+
+impl TrustedKey {
+    fn new(secret: &[u8]) -> Self {
+        Self {
+            secret: secret.to_vec(),
+            keyed_mac: new_mac(secret),
+        }
+    }
+}
+
+impl PartialEq for KeyRing {
+    fn eq(&self, other: &Self) -> bool {
+        self.keys.len() == other.keys.len()
+            && self
+                .keys
+                .iter()
+                .zip(&other.keys)
+                .all(|((id, key), (other_id, other_key))| {
+                    id == other_id && key.secret == other_key.secret
+                })
+    }
+}
+
+impl Eq for KeyRing {}
 
 impl std::fmt::Debug for KeyRing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -82,7 +113,7 @@ impl KeyRing {
         for (key_id, secret) in entries {
             let path = format!("keys.{key_id}");
             validate_key(&path, &path, key_id, secret)?;
-            keys.insert(key_id.to_owned(), secret.to_vec());
+            keys.insert(key_id.to_owned(), TrustedKey::new(secret));
         }
         if keys.is_empty() {
             return Err(InputError::new(
@@ -96,7 +127,7 @@ impl KeyRing {
 
     pub fn from_signer(signer: &Signer) -> Self {
         Self {
-            keys: BTreeMap::from([(signer.key_id.clone(), signer.secret.clone())]),
+            keys: BTreeMap::from([(signer.key_id.clone(), TrustedKey::new(&signer.secret))]),
         }
     }
 
@@ -108,7 +139,7 @@ impl KeyRing {
                 "the confirmation is not signed (key_id and signature are required)".to_owned(),
             );
         };
-        let Some(secret) = self.keys.get(key_id) else {
+        let Some(key) = self.keys.get(key_id) else {
             return Err(format!(
                 "the confirmation is signed with unknown key `{key_id}`"
             ));
@@ -123,7 +154,7 @@ impl KeyRing {
         let Ok(signature_bytes) = hex::decode(signature) else {
             return Err("the signature is not hex".to_owned());
         };
-        let mut mac = new_mac(secret);
+        let mut mac = key.keyed_mac.clone();
         mac.update(&canonical_bytes(confirmation, key_id));
         mac.verify_slice(&signature_bytes)
             .map_err(|_| "the signature does not match the approved content".to_owned())

@@ -162,3 +162,29 @@ fn too_large(path: &str, size: usize) -> InputError {
         format!("is at least {size} bytes; the limit is {MAX_TEXT_BYTES}"),
     )
 }
+
+/// Refuses an object with a key outside `allowed` (a misspelt option must not silently fall back to its
+/// default). The error's path names the key.
+pub fn only_known_keys(path: &str, value: &JsValue, allowed: &[&str]) -> Result<(), InputError> {
+    if !value.is_object() {
+        return Ok(());
+    }
+    // Reflect.ownKeys reports a throwing proxy trap as an error instead of unwinding through wasm.
+    let keys = js_sys::Reflect::own_keys(value).map_err(|thrown| {
+        InputError::invalid(
+            path,
+            format!("cannot be read: {}", super::errors::thrown_message(&thrown)),
+        )
+    })?;
+    // Symbol keys are not data; every string key must be a known field.
+    for key in keys.iter().filter_map(|key| key.as_string()) {
+        if !allowed.contains(&key.as_str()) {
+            let expected = allowed.join(", ");
+            return Err(InputError::invalid(
+                format!("{path}.{key}"),
+                format!("is not a known field (expected one of: {expected})"),
+            ));
+        }
+    }
+    Ok(())
+}

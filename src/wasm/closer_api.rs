@@ -1,10 +1,10 @@
 //! The Closer API exported to JavaScript.
 
-use super::convert::{
-    from_js, from_js_valid, options_from_setup, parse_model_answer, to_js, to_json_text,
-};
+use super::convert::{from_js, from_js_valid, options_from_setup, to_js, to_json_text};
 use super::errors::{coded_error, invalid};
-use super::ports::{JsLogger, JsPromptLoader, JsQueryFn, optional_function, optional_logger};
+use super::llm_ports::{JsLogger, JsPromptLoader, JsQueryFn, optional_logger};
+use super::model_answer::parse_model_answer;
+use super::ports::optional_function;
 use crate::closer::handler::{DEFAULT_MAX_ITERATIONS, NextCheck};
 use crate::closer::{
     C3l, Closer, CloserCompletionHandler, CloserInput, CloserOptions, CloserResult,

@@ -127,59 +127,31 @@ pub fn to_js<T: Serialize>(value: &T) -> JsValue {
         .unwrap_or_else(|error| super::errors::coded_error("internal", "", &error.to_string()))
 }
 
-/// A model-text parse as data: `{ ok: true, [key]: value, repairs, ignoredFields }` or `{ ok: false, error }`.
-pub fn parse_outcome<T: Serialize>(
-    parsed: Result<crate::llm::Parsed<T>, crate::llm::StructuredError>,
-    key: &str,
-) -> Result<JsValue, JsValue> {
-    let answer = js_sys::Object::new();
-    match parsed {
-        Ok(parsed) => {
-            js_sys::Reflect::set(&answer, &"ok".into(), &JsValue::TRUE)?;
-            js_sys::Reflect::set(&answer, &key.into(), &to_js(&parsed.value))?;
-            js_sys::Reflect::set(&answer, &"repairs".into(), &to_js(&parsed.repairs))?;
-            js_sys::Reflect::set(
-                &answer,
-                &"ignoredFields".into(),
-                &to_js(&parsed.ignored_fields),
-            )?;
+/// [`from_js_valid`] for hot paths: parsed without tracking the path first, and parsed again with it only
+/// when that fails, so a malformed value gets the same error with its path.
+pub fn from_js_valid_fast<T: DeserializeOwned + Validate>(
+    path: &str,
+    value: &JsValue,
+) -> Result<T, InputError> {
+    if js_sys::Array::is_array(value) {
+        return Err(InputError::invalid(path, "must be an object, got an array"));
+    }
+    if value.is_object() && !super::args::is_plain_object(value) {
+        return Err(InputError::invalid(
+            path,
+            "must be a plain object (an object literal or JSON data), not an instance of a class",
+        ));
+    }
+    let text = to_json_text(path, value)?;
+    let parsed: T = match serde_json::from_str(&text) {
+        Ok(parsed) => parsed,
+        Err(_) => {
+            return Err(parse_json_str::<T>(&text).err().map_or_else(
+                || InputError::invalid(path, "is not valid JSON data"),
+                |error| error.within(path),
+            ));
         }
-        Err(error) => {
-            js_sys::Reflect::set(&answer, &"ok".into(), &JsValue::FALSE)?;
-            js_sys::Reflect::set(&answer, &"error".into(), &to_js(&error))?;
-        }
-    }
-    Ok(answer.into())
-}
-
-/// Parses a model's answer text with the options `{ allowRepairs? }`. Anything but a string (`null` from a
-/// refusal or a tool call included) is the caller's error: give the text, or handle the refusal first.
-pub fn parse_model_answer<T: crate::llm::ModelAnswer>(
-    text: &JsValue,
-    options: &JsValue,
-    key: &str,
-) -> Result<JsValue, JsValue> {
-    let text = super::args::text("text", text).map_err(super::errors::invalid)?;
-    let options = parse_options(options).map_err(super::errors::invalid)?;
-    parse_outcome(crate::llm::parse_answer::<T>(&text, options), key)
-}
-
-/// `{ allowRepairs?: boolean }`, absent meaning the defaults.
-pub fn parse_options(value: &JsValue) -> Result<crate::llm::ParseOptions, InputError> {
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "camelCase", deny_unknown_fields)]
-    struct Options {
-        #[serde(default = "yes")]
-        allow_repairs: bool,
-    }
-    fn yes() -> bool {
-        true
-    }
-    if super::args::is_absent(value) {
-        return Ok(crate::llm::ParseOptions::default());
-    }
-    let options: Options = from_js("options", value)?;
-    Ok(crate::llm::ParseOptions {
-        allow_repairs: options.allow_repairs,
-    })
+    };
+    parsed.validate().map_err(|error| error.within(path))?;
+    Ok(parsed)
 }

@@ -9,15 +9,25 @@
 //! case in `tests/js/boundary.test.mjs`, which fails for any export without one.
 
 pub mod args;
+#[cfg(feature = "closer")]
 pub mod closer_api;
 pub mod convert;
 pub mod deadline;
 pub mod errors;
 pub mod executor_api;
 pub mod executor_setup;
+pub mod guard_api;
+#[cfg(feature = "llm")]
 pub mod llm_client;
+#[cfg(feature = "llm")]
+pub mod llm_ports;
 pub mod memory_store;
+#[cfg(feature = "llm")]
+pub mod model_answer;
 pub mod port_types;
 pub mod ports;
+// The Reflector's exports include `createGovernor`, which needs every component.
+#[cfg(feature = "full")]
 pub mod reflector_api;
+#[cfg(feature = "watcher")]
 pub mod watcher_api;

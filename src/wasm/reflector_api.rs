@@ -1,13 +1,11 @@
 //! The Reflector, the Playbook and the `createGovernor` container, exported to JavaScript.
 
 use super::args;
-use super::convert::{
-    from_js, from_js_list, from_js_valid, options_from_setup, parse_model_answer, to_js,
-};
+use super::convert::{from_js, from_js_list, from_js_valid, options_from_setup, to_js};
 use super::errors::{coded_error, invalid};
-use super::ports::{
-    JsClock, JsLogger, JsPromptLoader, JsQueryFn, JsStore, optional_function, optional_logger,
-};
+use super::llm_ports::{JsLogger, JsPromptLoader, JsQueryFn, optional_logger};
+use super::model_answer::parse_model_answer;
+use super::ports::{JsClock, JsStore, optional_function};
 use crate::closer::CloserOptions;
 use crate::governor::Governor;
 use crate::language::Language;

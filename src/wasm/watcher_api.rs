@@ -1,11 +1,10 @@
 //! The Watcher API exported to JavaScript.
 
-use super::convert::{from_js, from_js_valid, options_from_setup, parse_model_answer, to_js};
+use super::convert::{from_js, from_js_valid, options_from_setup, to_js};
 use super::errors::{coded_error, invalid};
-use super::ports::{
-    JsClock, JsExecutorRerun, JsLogger, JsPromptLoader, JsQueryFn, JsStore, optional_function,
-    optional_logger,
-};
+use super::llm_ports::{JsExecutorRerun, JsLogger, JsPromptLoader, JsQueryFn, optional_logger};
+use super::model_answer::parse_model_answer;
+use super::ports::{JsClock, JsStore, optional_function};
 use crate::watcher::ledger::read_entries;
 use crate::watcher::{
     ModelVerdict, Persona, Watcher, WatcherInput, WatcherOptions, check_persona_divergence,

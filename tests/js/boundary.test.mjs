@@ -1,10 +1,16 @@
-// Every export of the built package, every parameter position, every kind of JS value: a typed error (or
-// a documented valid result), never a trap, a bare TypeError or a coercion; and the instance still works.
+// Every export of the built package (both modules: `agent-governor` and `agent-governor/guard`), every
+// parameter position, every kind of JS value: a typed error (or a documented valid result), never a trap, a
+// bare TypeError or a coercion; and the instance still works.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import * as api from "agent-governor";
+import * as fullApi from "agent-governor";
+import * as guardApi from "agent-governor/guard";
 
-const { MemoryStore, Playbook, issueConfirmation, requestFor, saveConfirmation } = api;
+const MODULES = [["agent-governor", fullApi], ["agent-governor/guard", guardApi]];
+/** The module under test: the suites below run once per module, in order. */
+let api = fullApi;
+
+const { MemoryStore, Playbook, issueConfirmation, requestFor, saveConfirmation } = fullApi;
 
 const HUNDRED_MB = "x".repeat(100 * 1024 * 1024);
 
@@ -110,6 +116,21 @@ const CLASSES = {
       const first = await executor.execute(requestFor(fresh));
       const second = await executor.execute(requestFor(fresh));
       return first.outcome === "applied" && second.rejection?.phase === "already_consumed";
+    },
+  },
+  Guard: {
+    construct: [p(null, () => ({ keys }), { codes: ["invalid_input", "invalid_key"] })],
+    instance: () => new api.Guard({ keys }),
+    healthy: (guard) => {
+      const fresh = confirmation();
+      return guard.check(fresh, requestFor(fresh), { currentStatus: "todo" }).verdict === "pass";
+    },
+    methods: {
+      check: [
+        p("confirmation", confirmation, { accepts: ["null"] }),
+        p("request", () => requestFor(confirmation())),
+        p("options", () => ({ currentStatus: "todo" }), { accepts: OPTIONS }),
+      ],
     },
   },
   MemoryStore: {
@@ -246,11 +267,13 @@ async function throwEverything(label, positions, invoke, healthy) {
   }
 }
 
-test("every export is covered by a case", () => {
+for (const [moduleName, module] of MODULES) {
+test(`${moduleName}: every export is covered by a case`, () => {
+  api = module;
   const covered = new Set([...Object.keys(FUNCTIONS), ...Object.keys(CLASSES), ...LOADER]);
   const missing = Object.keys(api).filter((name) => !covered.has(name));
   assert.deepEqual(missing, [], "exports without a case in tests/js/boundary.test.mjs");
-  for (const [name, spec] of Object.entries(CLASSES)) {
+  for (const [name, spec] of Object.entries(CLASSES).filter(([name]) => name in api)) {
     const prototype = api[name].prototype;
     const methods = Object.getOwnPropertyNames(prototype).filter((m) => m !== "constructor" && typeof Object.getOwnPropertyDescriptor(prototype, m).value === "function" && !m.startsWith("__") && m !== "free" && typeof m === "string");
     const missingMethods = methods.filter((m) => !(m in spec.methods));
@@ -260,13 +283,14 @@ test("every export is covered by a case", () => {
   }
 });
 
-test("functions: every position, every value", async () => {
+test(`${moduleName}: functions: every position, every value`, async () => {
+  api = module;
   // A real CloserResult for formatIterationSummary and a real ReflectionResult for applyReflection.
-  const closerResult = await new api.Closer(closerSetup()).check(closerInput(), query());
+  const closerResult = await new fullApi.Closer(closerSetup()).check(closerInput(), query());
   FUNCTIONS.formatIterationSummary[0].valid = () => closerResult;
-  const reflection = await governor().reflector().reflect(trajectory(), "gt", "report");
+  const reflection = await fullApi.createGovernor({ llm: query(), store: new MemoryStore() }).reflector().reflect(trajectory(), "gt", "report");
   CLASSES.Playbook.methods.applyReflection[0].valid = () => reflection;
-  for (const [name, positions] of Object.entries(FUNCTIONS)) {
+  for (const [name, positions] of Object.entries(FUNCTIONS).filter(([name]) => name in api)) {
     await throwEverything(name, positions, (args) => api[name](...args), assertModuleHealthy);
     if (positions.length === 0) {
       const { error } = await outcome(() => api[name](...VALUES.map(([, value]) => value)));
@@ -276,8 +300,9 @@ test("functions: every position, every value", async () => {
   }
 });
 
-test("classes: constructors, static methods and methods, every position, every value", async () => {
-  for (const [name, spec] of Object.entries(CLASSES)) {
+test(`${moduleName}: classes: constructors, static methods and methods, every position, every value`, async () => {
+  api = module;
+  for (const [name, spec] of Object.entries(CLASSES).filter(([name]) => name in api)) {
     const Class = api[name];
     if (spec.construct === "factory") {
       for (const [valueName, value] of VALUES) {
@@ -307,7 +332,8 @@ test("classes: constructors, static methods and methods, every position, every v
   }
 });
 
-test("wasm-bindgen's loader is a no-op once the module is loaded, whatever it is given", async () => {
+test(`${moduleName}: wasm-bindgen's loader is a no-op once the module is loaded, whatever it is given`, async () => {
+  api = module;
   for (const [name, value] of VALUES) {
     const { error } = await outcome(() => api.initSync(value));
     cases += 1;
@@ -315,6 +341,7 @@ test("wasm-bindgen's loader is a no-op once the module is loaded, whatever it is
     assertModuleHealthy(`initSync(${name})`);
   }
 });
+}
 
 test("the number of cases run", () => {
   assert.ok(cases > 500, `only ${cases} cases`);

@@ -61,13 +61,13 @@ export async function waitForHttp(url, timeoutMs, isAlive = () => true) {
   throw new Error(`${url} did not answer within ${timeoutMs} ms: ${lastError?.message}`);
 }
 
-/** `wrangler dev` (real workerd) on a free port for the worker in edge/, with extra `vars`. */
-export async function startEdgeWorker(vars = {}) {
+/** `wrangler dev` (real workerd) on a free port for the worker in `dir` (default edge/), with extra `vars`. */
+export async function startEdgeWorker(vars = {}, { dir = "edge" } = {}) {
   const port = await freePort();
   const wrangler = join(repoRoot, "node_modules", ".bin", "wrangler");
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   const child = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn", ...varArgs], {
-    cwd: join(repoRoot, "edge"),
+    cwd: join(repoRoot, dir),
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

@@ -1,0 +1,24 @@
+"""Sums twiggy's per-item sizes (stdin) by the crate that owns each function; prints a table."""
+import collections
+import re
+import sys
+
+totals = collections.Counter()
+for line in sys.stdin:
+    match = re.match(r"\s*(\d+)\s*┊\s*[\d.]+%\s*┊\s*(.*)", line)
+    if not match:
+        continue
+    size, item = int(match.group(1)), match.group(2)
+    if item.startswith(("Σ", "...")):
+        continue
+    if item.startswith(("custom section", '"function names"')):
+        owner = "(names and custom sections: not shipped)"
+    elif item.startswith("data segment"):
+        owner = "(data: strings, prompts, schemas)"
+    else:
+        # The first path segment that looks like a crate: `<serde_json::de::X as ...>` -> serde_json.
+        found = re.search(r"([a-z_][a-z0-9_]*)(?:\[[0-9a-f]+\])?::", item)
+        owner = found.group(1) if found else "(glue: shims, exports, tables)"
+    totals[owner] += size
+for owner, size in totals.most_common():
+    print(f"{owner:44}{size:9}")

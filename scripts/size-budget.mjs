@@ -1,0 +1,35 @@
+// Size budgets of the shipped WebAssembly modules, checked by every build (sizes are deterministic, so this
+// is a check, not a timed test). Usage: node scripts/size-budget.mjs FULL_WASM GUARD_WASM
+//
+// `target` is the goal in gzip bytes (-9). `ceiling` is what the build enforces today: the measured size plus
+// a little room, lowered as the module shrinks and never raised to let growth through. While a module is
+// above its target, the build says by how much; bench/size.sh shows where the bytes are (per crate).
+import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+
+const budgets = {
+  // measured 2026-11-22: 880,748 raw / 366,986 gzip (bench/RESULTS.md)
+  full: { target: 150_000, ceiling: 369_000 },
+  // measured 2026-11-22: 269,533 raw / 116,718 gzip (bench/RESULTS.md)
+  guard: { target: 50_000, ceiling: 117_500 },
+};
+
+const [fullPath, guardPath] = process.argv.slice(2);
+if (!fullPath || !guardPath) {
+  console.error("usage: node scripts/size-budget.mjs FULL_WASM GUARD_WASM");
+  process.exit(2);
+}
+
+let failed = false;
+for (const [name, path] of [["full", fullPath], ["guard", guardPath]]) {
+  const bytes = readFileSync(path);
+  const gzip = gzipSync(bytes, { level: 9 }).length;
+  const { target, ceiling } = budgets[name];
+  const status = gzip <= target ? "within target" : `${gzip - target} bytes above the ${target}-byte target`;
+  console.log(`[size] ${name}: ${bytes.length} bytes raw, ${gzip} bytes gzip; ${status}; ceiling ${ceiling}`);
+  if (gzip > ceiling) {
+    console.error(`[size] ${name} module grew past its ceiling (${gzip} > ${ceiling} bytes gzip): see bench/size.sh`);
+    failed = true;
+  }
+}
+process.exit(failed ? 1 : 0);

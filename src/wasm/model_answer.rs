@@ -1,0 +1,63 @@
+//! Model answers read from JavaScript: the text and `{ allowRepairs? }` in, the parse as data out.
+
+use super::convert::{from_js, to_js};
+use crate::input::InputError;
+use serde::Serialize;
+use wasm_bindgen::JsValue;
+
+/// A model-text parse as data: `{ ok: true, [key]: value, repairs, ignoredFields }` or `{ ok: false, error }`.
+pub fn parse_outcome<T: Serialize>(
+    parsed: Result<crate::llm::Parsed<T>, crate::llm::StructuredError>,
+    key: &str,
+) -> Result<JsValue, JsValue> {
+    let answer = js_sys::Object::new();
+    match parsed {
+        Ok(parsed) => {
+            js_sys::Reflect::set(&answer, &"ok".into(), &JsValue::TRUE)?;
+            js_sys::Reflect::set(&answer, &key.into(), &to_js(&parsed.value))?;
+            js_sys::Reflect::set(&answer, &"repairs".into(), &to_js(&parsed.repairs))?;
+            js_sys::Reflect::set(
+                &answer,
+                &"ignoredFields".into(),
+                &to_js(&parsed.ignored_fields),
+            )?;
+        }
+        Err(error) => {
+            js_sys::Reflect::set(&answer, &"ok".into(), &JsValue::FALSE)?;
+            js_sys::Reflect::set(&answer, &"error".into(), &to_js(&error))?;
+        }
+    }
+    Ok(answer.into())
+}
+
+/// Parses a model's answer text with the options `{ allowRepairs? }`. Anything but a string (`null` from a
+/// refusal or a tool call included) is the caller's error: give the text, or handle the refusal first.
+pub fn parse_model_answer<T: crate::llm::ModelAnswer>(
+    text: &JsValue,
+    options: &JsValue,
+    key: &str,
+) -> Result<JsValue, JsValue> {
+    let text = super::args::text("text", text).map_err(super::errors::invalid)?;
+    let options = parse_options(options).map_err(super::errors::invalid)?;
+    parse_outcome(crate::llm::parse_answer::<T>(&text, options), key)
+}
+
+/// `{ allowRepairs?: boolean }`, absent meaning the defaults.
+pub fn parse_options(value: &JsValue) -> Result<crate::llm::ParseOptions, InputError> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Options {
+        #[serde(default = "yes")]
+        allow_repairs: bool,
+    }
+    fn yes() -> bool {
+        true
+    }
+    if super::args::is_absent(value) {
+        return Ok(crate::llm::ParseOptions::default());
+    }
+    let options: Options = from_js("options", value)?;
+    Ok(crate::llm::ParseOptions {
+        allow_repairs: options.allow_repairs,
+    })
+}
