@@ -96,7 +96,7 @@ pub fn parse_json_str<T: DeserializeOwned>(text: &str) -> Result<T, InputError> 
         ));
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value: T = serde_path_to_error::deserialize(&mut deserializer).map_err(path_error)?;
+    let value = T::deserialize(&mut deserializer).map_err(|error| located_error(text, &error))?;
     deserializer.end().map_err(|error| {
         InputError::invalid(
             "",
@@ -108,21 +108,37 @@ pub fn parse_json_str<T: DeserializeOwned>(text: &str) -> Result<T, InputError> 
 
 /// Converts an already-parsed JSON value into `T`, with the path of the first bad field on failure.
 pub fn parse_json_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, InputError> {
-    serde_path_to_error::deserialize(value).map_err(path_error)
+    // Only text has positions to name a field by: the value is written out and read back.
+    parse_json_str(&to_json_string(&value))
 }
 
-fn path_error<E: fmt::Display>(error: serde_path_to_error::Error<E>) -> InputError {
-    let path = error.path().to_string();
-    let path = if path == "." { String::new() } else { path };
-    let message = strip_position(&error.inner().to_string());
+/// The error with the path of the value serde_json stopped at (see [`crate::json_path`]).
+fn located_error(text: &str, error: &serde_json::Error) -> InputError {
+    let path = if error.line() == 0 {
+        String::new()
+    } else {
+        let offset = crate::json_path::offset_of(text, error.line(), error.column());
+        crate::json_path::path_at(text, offset)
+    };
+    let message = strip_position(&error.to_string());
     // serde reports a missing field at its parent; the path should name the field itself.
     let missing = message
         .strip_prefix("missing field `")
         .and_then(|rest| rest.split('`').next());
-    match missing {
-        Some(field) => InputError::invalid(join_path(&path, field), message),
-        None => InputError::invalid(path, message),
+    if let Some(field) = missing {
+        return InputError::invalid(join_path(&path, field), message);
     }
+    // An enum written as `{"variant": ...}` with an unknown variant: the key is the value, not a member.
+    let unknown_variant = message
+        .strip_prefix("unknown variant `")
+        .and_then(|rest| rest.split('`').next());
+    if let Some(parent) = unknown_variant.and_then(|variant| {
+        path.strip_suffix(variant)
+            .map(|rest| rest.trim_end_matches('.').to_owned())
+    }) {
+        return InputError::invalid(parent, message);
+    }
+    InputError::invalid(path, message)
 }
 
 /// serde_json appends " at line L column C" to its messages; the path already says where.

@@ -14,6 +14,7 @@ pub mod executor;
 #[cfg(feature = "full")]
 pub mod governor;
 pub mod input;
+pub mod json_path;
 pub mod language;
 #[cfg(feature = "llm")]
 pub mod llm;

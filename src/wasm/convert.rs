@@ -126,32 +126,3 @@ pub fn to_js<T: Serialize>(value: &T) -> JsValue {
         .serialize(&serializer)
         .unwrap_or_else(|error| super::errors::coded_error("internal", "", &error.to_string()))
 }
-
-/// [`from_js_valid`] for hot paths: parsed without tracking the path first, and parsed again with it only
-/// when that fails, so a malformed value gets the same error with its path.
-pub fn from_js_valid_fast<T: DeserializeOwned + Validate>(
-    path: &str,
-    value: &JsValue,
-) -> Result<T, InputError> {
-    if js_sys::Array::is_array(value) {
-        return Err(InputError::invalid(path, "must be an object, got an array"));
-    }
-    if value.is_object() && !super::args::is_plain_object(value) {
-        return Err(InputError::invalid(
-            path,
-            "must be a plain object (an object literal or JSON data), not an instance of a class",
-        ));
-    }
-    let text = to_json_text(path, value)?;
-    let parsed: T = match serde_json::from_str(&text) {
-        Ok(parsed) => parsed,
-        Err(_) => {
-            return Err(parse_json_str::<T>(&text).err().map_or_else(
-                || InputError::invalid(path, "is not valid JSON data"),
-                |error| error.within(path),
-            ));
-        }
-    };
-    parsed.validate().map_err(|error| error.within(path))?;
-    Ok(parsed)
-}

@@ -4,13 +4,13 @@
 //! section 5, and returns a small verdict object.
 
 use super::args;
-use super::convert::from_js_valid_fast as from_js_valid;
-use super::errors::{input_error, invalid};
+use super::convert::to_json_text;
+use super::errors::invalid;
 use super::executor_setup::{property, read_keys};
-use crate::executor::check::{CheckPolicy, CheckVerdict, check_confirmation, clock_skew_from_host};
+use crate::executor::check::{CheckPolicy, check_confirmation, clock_skew_from_host};
 use crate::executor::{Confirmation, ExecutorRequest, KeyRing};
-use crate::input::InputError;
-use js_sys::{Object, Reflect};
+use crate::input::{InputError, Validate, parse_json_str, to_json_string};
+use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -75,6 +75,9 @@ impl Guard {
     /// The signature, then steps 1-6: `confirmation` as stored (`null` when the store has none), the
     /// agent's `request`, and `{ now?, currentStatus? }` (`now` defaults to `Date.now()`; without
     /// `currentStatus` step 6 is left pending). Throws only for malformed input.
+    ///
+    /// The three arguments cross into wasm as one JSON text and the verdict comes back as one: each crossing
+    /// of the boundary costs more than the check itself.
     #[wasm_bindgen(unchecked_return_type = "CheckVerdict")]
     pub fn check(
         &self,
@@ -82,73 +85,111 @@ impl Guard {
         #[wasm_bindgen(unchecked_param_type = "ExecutorRequest")] request: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "GuardCheckOptions")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let confirmation = if confirmation.is_null() {
-            None
+        let arguments = read_arguments(&confirmation, &request, &options).map_err(invalid)?;
+        // Read from the object itself: JSON would turn NaN and the infinities into null (the default).
+        let now = if args::is_absent(&options) {
+            args::optional_now("options.now", &JsValue::UNDEFINED)
         } else {
-            Some(
-                from_js_valid::<Confirmation>("confirmation", &confirmation)
-                    .map_err(|error| input_error(&error))?,
-            )
-        };
-        let request = from_js_valid::<ExecutorRequest>("request", &request)
-            .map_err(|error| input_error(&error))?;
-        let (now, current_status) = read_options(&options).map_err(invalid)?;
+            args::optional_now("options.now", &property(&options, "now"))
+        }
+        .map_err(invalid)?;
+        let current_status = arguments.2.and_then(|options| options.current_status);
         let verdict = check_confirmation(
-            confirmation.as_ref(),
-            &request,
+            arguments.0.as_ref(),
+            &arguments.1,
             now,
             &self.policy,
             &self.keys,
             current_status.as_deref(),
         );
-        verdict_object(&verdict)
+        js_sys::JSON::parse(&to_json_string(&verdict))
     }
 }
 
-/// `{ now?, currentStatus? }`, absent meaning both defaults.
-fn read_options(options: &JsValue) -> Result<(i64, Option<String>), InputError> {
-    if args::is_absent(options) {
-        return Ok((
-            args::optional_now("options.now", &JsValue::UNDEFINED)?,
-            None,
+/// `now` is read from the object directly (see `check`); here it is only a known field.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct GuardCheckOptions {
+    #[serde(default, rename = "now")]
+    _now: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    current_status: Option<String>,
+}
+
+type CheckArguments = (
+    Option<Confirmation>,
+    ExecutorRequest,
+    Option<GuardCheckOptions>,
+);
+
+/// The three arguments as one JSON array, parsed and validated; error paths name the argument.
+fn read_arguments(
+    confirmation: &JsValue,
+    request: &JsValue,
+    options: &JsValue,
+) -> Result<CheckArguments, InputError> {
+    // JSON would turn `undefined`, functions and class instances into something else: refused first.
+    if !confirmation.is_null() && !args::is_plain_object(confirmation) {
+        return Err(not_an_object(
+            "confirmation",
+            "a confirmation or null",
+            confirmation,
         ));
     }
-    if !args::is_plain_object(options) {
-        return Err(InputError::invalid(
+    if !args::is_plain_object(request) {
+        return Err(not_an_object("request", "an ExecutorRequest", request));
+    }
+    if !args::is_absent(options) && !args::is_plain_object(options) {
+        return Err(not_an_object(
             "options",
-            format!(
-                "must be an object {{ now?, currentStatus? }}, got {}",
-                args::kind_of(options)
-            ),
+            "{ now?, currentStatus? }",
+            options,
         ));
     }
-    args::only_known_keys("options", options, &["now", "currentStatus"])?;
-    let now = args::optional_now("options.now", &property(options, "now"))?;
-    let current_status =
-        args::optional_text("options.currentStatus", &property(options, "currentStatus"))?;
-    Ok((now, current_status))
+    let all = js_sys::Array::of3(confirmation, request, options);
+    let text = to_json_text("", &all).map_err(|error| {
+        // Name the argument JSON.stringify failed on (a throwing getter or proxy, a BigInt, a cycle).
+        [
+            ("confirmation", confirmation),
+            ("request", request),
+            ("options", options),
+        ]
+        .into_iter()
+        .find_map(|(path, value)| to_json_text(path, value).err())
+        .unwrap_or(error)
+    })?;
+    let (confirmation, request, options): CheckArguments =
+        parse_json_str(&text).map_err(|error| InputError {
+            path: argument_path(&error.path),
+            ..error
+        })?;
+    if let Some(confirmation) = &confirmation {
+        confirmation
+            .validate()
+            .map_err(|error| error.within("confirmation"))?;
+    }
+    request
+        .validate()
+        .map_err(|error| error.within("request"))?;
+    Ok((confirmation, request, options))
 }
 
-/// The verdict as a small plain object, built field by field.
-fn verdict_object(verdict: &CheckVerdict) -> Result<JsValue, JsValue> {
-    let object = Object::new();
-    let set = |key: &str, value: &str| Reflect::set(&object, &key.into(), &value.into());
-    match verdict {
-        CheckVerdict::Pass => set("verdict", "pass")?,
-        CheckVerdict::Rejected { phase, reason } => {
-            set("verdict", "rejected")?;
-            set("phase", phase.as_str())?;
-            set("reason", reason)?
+/// `[0].node_id` -> `confirmation.node_id`.
+fn argument_path(path: &str) -> String {
+    for (index, name) in ["confirmation", "request", "options"].iter().enumerate() {
+        if let Some(rest) = path.strip_prefix(&format!("[{index}]")) {
+            return format!("{name}{rest}");
         }
-        CheckVerdict::ReconfirmRequired {
-            reason,
-            current_status,
-        } => {
-            set("verdict", "reconfirm_required")?;
-            set("reason", reason)?;
-            set("current_status", current_status)?
-        }
-        CheckVerdict::PendingPrecondition => set("verdict", "pending_precondition")?,
-    };
-    Ok(object.into())
+    }
+    path.to_owned()
+}
+
+fn not_an_object(path: &str, expected: &str, value: &JsValue) -> InputError {
+    InputError::invalid(
+        path,
+        format!(
+            "must be {expected} (a plain object), got {}",
+            args::kind_of(value)
+        ),
+    )
 }
