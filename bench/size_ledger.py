@@ -16,9 +16,16 @@ for line in sys.stdin:
     elif item.startswith("data segment"):
         owner = "(data: strings, prompts, schemas)"
     else:
-        # The first path segment that looks like a crate: `<serde_json::de::X as ...>` -> serde_json.
-        found = re.search(r"([a-z_][a-z0-9_]*)(?:\[[0-9a-f]+\])?::", item)
-        owner = found.group(1) if found else "(glue: shims, exports, tables)"
+        # A trait impl counts for the trait's crate (`<PhantomData<T> as serde_core::de::DeserializeSeed>`
+        # is serde code); anything else for its first path segment (`serde_json::de::...`).
+        trait_impl = re.match(r"<.+? as ([a-z_][a-z0-9_]*)(?:\[[0-9a-f]+\])?::", item)
+        found = trait_impl or re.search(r"([a-z_][a-z0-9_]*)(?:\[[0-9a-f]+\])?::", item)
+        if found:
+            owner = found.group(1)
+        elif " shim" in item:
+            owner = "(exported functions, with what was inlined into them)"
+        else:
+            owner = "(glue: tables, intrinsics)"
     totals[owner] += size
 for owner, size in totals.most_common():
     print(f"{owner:44}{size:9}")

@@ -30,6 +30,7 @@ import {
   type ExecutorSkill,
   type Phase,
 } from "agent-governor";
+import { Guard, type GuardCheckOptions, type GuardSetup } from "agent-governor/guard";
 
 const skill: ExecutorSkill = {
   preview: async (nodeId: string) => ({ current_status: nodeId.length > 0 ? "todo" : "unknown" }),
@@ -117,4 +118,12 @@ export async function learn(): Promise<string> {
   playbook.enforceBudget({ maxChars: 4000 });
   await playbook.save(store, "default");
   return `${report.applied.length} ${playbook.version} ${playbook.render().length} ${result.error ?? ""}`;
+}
+
+// The guard module: its own declarations, the same data types.
+const guardSetup: GuardSetup = { keys: { approver: "0123456789abcdef0123456789abcdef" }, clockSkewMs: 1000, language: "ja" };
+const guard = new Guard(guardSetup);
+const guardOptions: GuardCheckOptions = { now: Date.now(), currentStatus: "todo" };
+export function guardVerdict(confirmation: Confirmation | null, request: ExecutorRequest): CheckVerdict["verdict"] {
+  return guard.check(confirmation, request, guardOptions).verdict;
 }
