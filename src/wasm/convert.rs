@@ -120,9 +120,15 @@ pub fn options_from_setup<T: DeserializeOwned + Validate>(
 }
 
 /// Converts a Rust value to a plain JS object (maps as objects, `None` as `null`).
+///
+/// Written as JSON text by serde_json and read by `JSON.parse`: one crossing of the boundary instead of one
+/// per field, and every type serialises through the one serializer the module needs anyway (storage and
+/// signatures are JSON), so no second set of serialisation code is compiled in.
 pub fn to_js<T: Serialize>(value: &T) -> JsValue {
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    value
-        .serialize(&serializer)
-        .unwrap_or_else(|error| super::errors::coded_error("internal", "", &error.to_string()))
+    let parsed = serde_json::to_string(value)
+        .map_err(|error| error.to_string())
+        .and_then(|text| {
+            js_sys::JSON::parse(&text).map_err(|thrown| super::errors::thrown_message(&thrown))
+        });
+    parsed.unwrap_or_else(|message| super::errors::coded_error("internal", "", &message))
 }
