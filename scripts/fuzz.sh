@@ -3,6 +3,8 @@
 # Without a nightly toolchain or cargo-fuzz it says so and exits cleanly.
 # Usage: bash scripts/fuzz.sh [SECONDS]        each target for SECONDS (default 60)
 #        bash scripts/fuzz.sh --runs COUNT     each target for COUNT executions (for example 10000000)
+# SANITIZER=none (default: address) trades AddressSanitizer for about three times the executions; the crate
+# forbids unsafe code, so long runs use it and the smoke keeps the default.
 # A crash stops the run; libFuzzer keeps the input under fuzz/artifacts/<target>/. Copy it into
 # fuzz/regressions/<target>/ (checked in): every run, the smoke in `npm test` included, replays those inputs first.
 set -euo pipefail
@@ -26,7 +28,7 @@ for target in $(cargo +nightly fuzz list --fuzz-dir fuzz); do
   mkdir -p "fuzz/corpus/$target" "fuzz/regressions/$target"
   log=$(mktemp)
   started=$(date +%s)
-  if ! cargo +nightly fuzz run --fuzz-dir fuzz "$target" "fuzz/corpus/$target" "fuzz/regressions/$target" -- \
+  if ! cargo +nightly fuzz run --sanitizer "${SANITIZER:-address}" --fuzz-dir fuzz "$target" "fuzz/corpus/$target" "fuzz/regressions/$target" -- \
       "${limit[@]}" -max_len=65536 -print_final_stats=1 >"$log" 2>&1; then
     tail -n 40 "$log"
     echo "[fuzz] $target FAILED (crash input kept under fuzz/artifacts/$target)"

@@ -83,6 +83,18 @@ pub fn path_at(text: &str, offset: usize) -> String {
         }
         index += 1;
     }
+    // serde_json reports a value it only peeked at (an array where a string belongs) at that value's first
+    // byte: the value starting there is the one named.
+    if index == end
+        && bytes.get(end).is_some_and(|byte| {
+            matches!(
+                byte,
+                b'"' | b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+            )
+        })
+    {
+        start_element(&mut frames);
+    }
     render(&frames)
 }
 
