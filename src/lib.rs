@@ -10,6 +10,8 @@
 
 #[cfg(feature = "closer")]
 pub mod closer;
+#[cfg(feature = "control")]
+pub mod control;
 pub mod executor;
 #[cfg(feature = "full")]
 pub mod governor;

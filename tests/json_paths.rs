@@ -136,7 +136,10 @@ fn compare<T: DeserializeOwned>(label: &str, valid: Value) -> usize {
         let same_field = ours == reference
             || ours.strip_prefix(reference.as_str()) == Some("[0]")
             || reference.strip_prefix(ours.as_str()) == Some("[0]");
-        assert!(same_field, "{label}: ours `{ours}`, reference `{reference}` for {text}");
+        assert!(
+            same_field,
+            "{label}: ours `{ours}`, reference `{reference}` for {text}"
+        );
         exact += usize::from(ours == reference);
     }
     println!("{label}: {exact} of {compared} paths identical, the rest `x` vs `x[0]`");

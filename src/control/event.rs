@@ -1,0 +1,125 @@
+//! What happens to the loop (events, from the host) and what the loop asks the host to do (effects).
+
+use super::state::{Action, RuleChange, Situation};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsify::Tsify;
+
+/// What the judge decided: a conversation reply, or an action for the machine to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Judgement {
+    /// Talk to the human: auto-approved, written to the chat.
+    Reply { text: String },
+    /// Do something: needs approval unless its type is whitelisted.
+    Act {
+        #[serde(rename = "type")]
+        action_type: String,
+        summary: String,
+        impact_scope: String,
+        #[serde(default)]
+        #[tsify(type = "unknown")]
+        parameters: Value,
+    },
+    /// Change the loop's rules: always needs approval.
+    ChangeRules { change: RuleChange, reason: String },
+    /// Adjust one agent setting (small, reversible, serving the goal): needs approval.
+    AdjustSetting {
+        key: String,
+        #[tsify(type = "unknown")]
+        value: Value,
+        reason: String,
+    },
+    /// Nothing to do until the situation changes.
+    Wait,
+}
+
+/// Something the loop must react to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// The host observed the situation (any part may change; the goal only through a developer).
+    SituationChanged {
+        #[tsify(type = "unknown")]
+        external: Value,
+        #[tsify(type = "unknown")]
+        internal: Value,
+    },
+    /// The judge answered the judgement `judgement_id`.
+    JudgementReceived {
+        judgement_id: u64,
+        judgement: Judgement,
+    },
+    /// The judge could not answer (an error, a refusal, an unparseable answer).
+    JudgementFailed { judgement_id: u64, error: String },
+    /// The human answered the approval request for `action_id`: `y` or `n`.
+    ApprovalAnswered { action_id: String, answer: String },
+    /// The host finished executing `action_id`.
+    ExecutionFinished {
+        action_id: String,
+        succeeded: bool,
+        /// What happened (on success) or the short technical cause (on failure).
+        detail: String,
+    },
+    /// A human wrote in the chat (a developer command when its first token is the privileged prefix).
+    HumanMessage { text: String },
+    /// The human answered whether to resume the interrupted task: `resume` or `discard`.
+    InterruptionAnswered { answer: String },
+    /// A human asks to undo the most recent self-modification.
+    RevertSetting,
+}
+
+/// What the loop asks the host to do, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(tag = "effect", rename_all = "snake_case")]
+pub enum Effect {
+    /// Ask the judge about `situation` (the goal is part of it), with the memory of past results; with
+    /// `include_log_tail`, also the last lines of the execution log (only after a failure or an error).
+    AskJudge {
+        judgement_id: u64,
+        situation: Situation,
+        memory: Vec<super::state::ActionResult>,
+        include_log_tail: bool,
+    },
+    /// Abort the judge's in-flight call for `judgement_id` (an AbortSignal in the host).
+    AbortJudge { judgement_id: u64 },
+    /// Ask the human, in exactly two lines: what will be executed, and the impact scope. Answer y or n.
+    RequestApproval {
+        action_id: String,
+        lines: [String; 2],
+    },
+    /// Execute `action` (through the Executor for a state change); answer with `ExecutionFinished`.
+    Execute { action: Action },
+    /// Write to the chat: short reports, replies and questions.
+    ReportToChat { text: String },
+    /// Append one record to a log channel.
+    AppendLog {
+        channel: LogChannel,
+        record: LogRecord,
+    },
+    /// Save the state (it survives a restart).
+    PersistState,
+    /// Save the rules (an approved change or a developer's override).
+    PersistRules { rules: super::state::Rules },
+    /// The loop stopped and waits for a human.
+    Stop { reason: String },
+}
+
+/// The seed's three log files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "snake_case")]
+pub enum LogChannel {
+    Chat,
+    Cli,
+    Execution,
+}
+
+/// One log record; the host adds the `time` when it writes it (the loop has no clock).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+pub struct LogRecord {
+    pub event_summary: String,
+    /// A short technical explanation.
+    pub cause: String,
+    /// The concrete target.
+    pub impact_scope: String,
+}

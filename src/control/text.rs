@@ -1,0 +1,93 @@
+//! The loop's texts for humans: the two-line approval request, short chat reports, and answers read
+//! leniently in form (case, surrounding space) but never in meaning (anything else asks again).
+
+use super::state::{Action, RuleChange};
+
+/// The longest line the loop writes to the chat or into an approval request, in characters.
+pub const MAX_LINE_CHARS: usize = 240;
+
+/// One line: newlines folded into spaces, trimmed, at most [`MAX_LINE_CHARS`] characters.
+pub fn one_line(text: &str) -> String {
+    let folded: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if folded.chars().count() <= MAX_LINE_CHARS {
+        return folded;
+    }
+    let mut cut: String = folded.chars().take(MAX_LINE_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// The approval request (seed 002 4): exactly two lines, what will be executed and the impact scope.
+pub fn approval_lines(action: &Action) -> [String; 2] {
+    [
+        one_line(&format!("Execute: {}", action.summary)),
+        one_line(&format!("Impact: {}", action.impact_scope)),
+    ]
+}
+
+/// A human's answer to an approval request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YesNo {
+    Yes,
+    No,
+}
+
+/// `y` or `n`, in any case and with surrounding space; anything else (`yes`, `ok`, empty) is `None`.
+pub fn read_yes_no(answer: &str) -> Option<YesNo> {
+    match answer.trim() {
+        "y" | "Y" => Some(YesNo::Yes),
+        "n" | "N" => Some(YesNo::No),
+        _ => None,
+    }
+}
+
+/// A human's answer to "resume or discard?".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResumeOrDiscard {
+    Resume,
+    Discard,
+}
+
+/// `resume` or `discard` (case and surrounding space tolerated); anything else is `None`.
+pub fn read_resume_or_discard(answer: &str) -> Option<ResumeOrDiscard> {
+    match answer.trim().to_lowercase().as_str() {
+        "resume" => Some(ResumeOrDiscard::Resume),
+        "discard" => Some(ResumeOrDiscard::Discard),
+        _ => None,
+    }
+}
+
+/// What a rule change does, in one line.
+pub fn describe_rule_change(change: &RuleChange) -> String {
+    let mut parts = Vec::new();
+    if !change.whitelist_add.is_empty() {
+        parts.push(format!("auto-approve {}", change.whitelist_add.join(", ")));
+    }
+    if !change.whitelist_remove.is_empty() {
+        parts.push(format!(
+            "ask again for {}",
+            change.whitelist_remove.join(", ")
+        ));
+    }
+    if let Some(prefix) = &change.privileged_prefix {
+        parts.push(format!("developer prefix {prefix}"));
+    }
+    if !change.host_settings.is_empty() {
+        let keys: Vec<&str> = change.host_settings.keys().map(String::as_str).collect();
+        parts.push(format!(
+            "host settings {} (after a restart)",
+            keys.join(", ")
+        ));
+    }
+    if parts.is_empty() {
+        "no change".to_owned()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// The chat report of a finished action: what was executed and its result, short.
+pub fn report(action: &Action, succeeded: bool, detail: &str) -> String {
+    let verdict = if succeeded { "done" } else { "FAILED" };
+    one_line(&format!("{}: {verdict} ({detail})", action.summary))
+}

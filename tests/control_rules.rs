@@ -1,0 +1,772 @@
+//! Seed 002 (the agent design), section 4, rule by rule: each test quotes the line it checks. The loop is
+//! driven only through `step(state, event)`, as a host drives it.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use agent_governor::control::*;
+use serde_json::{Value, json};
+
+/// A loop and everything it has asked the host to do so far.
+struct Host {
+    state: ControlState,
+    effects: Vec<Effect>,
+}
+
+impl Host {
+    fn new(rules: Rules) -> Self {
+        Self {
+            state: ControlState::new("keep the task board tidy", rules),
+            effects: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, event: Event) -> Vec<Effect> {
+        let (next, effects) = step(&self.state, &event);
+        self.state = next;
+        self.effects.extend(effects.clone());
+        effects
+    }
+
+    fn observe(&mut self, external: Value) -> Vec<Effect> {
+        self.send(Event::SituationChanged {
+            external,
+            internal: json!({}),
+        })
+    }
+
+    fn judge(&mut self, judgement: Judgement) -> Vec<Effect> {
+        let judgement_id = self.state.judgement_id;
+        self.send(Event::JudgementReceived {
+            judgement_id,
+            judgement,
+        })
+    }
+
+    fn answer(&mut self, answer: &str) -> Vec<Effect> {
+        let action_id = self
+            .state
+            .in_progress
+            .as_ref()
+            .map(|a| a.id.clone())
+            .unwrap_or_default();
+        self.send(Event::ApprovalAnswered {
+            action_id,
+            answer: answer.to_owned(),
+        })
+    }
+
+    fn finish(&mut self, succeeded: bool, detail: &str) -> Vec<Effect> {
+        let action_id = self
+            .state
+            .in_progress
+            .as_ref()
+            .map(|a| a.id.clone())
+            .unwrap_or_default();
+        self.send(Event::ExecutionFinished {
+            action_id,
+            succeeded,
+            detail: detail.to_owned(),
+        })
+    }
+
+    fn say(&mut self, text: &str) -> Vec<Effect> {
+        self.send(Event::HumanMessage {
+            text: text.to_owned(),
+        })
+    }
+}
+
+fn close_ticket() -> Judgement {
+    Judgement::Act {
+        action_type: "status_change".to_owned(),
+        summary: "move ticket T-7 from review to done".to_owned(),
+        impact_scope: "task board: ticket T-7".to_owned(),
+        parameters: json!({"node_id": "T-7", "from": "review", "to": "done"}),
+    }
+}
+
+fn asks_judge(effects: &[Effect]) -> bool {
+    effects.iter().any(|e| matches!(e, Effect::AskJudge { .. }))
+}
+
+fn executes(effects: &[Effect]) -> bool {
+    effects.iter().any(|e| matches!(e, Effect::Execute { .. }))
+}
+
+fn approval_request(effects: &[Effect]) -> Option<[String; 2]> {
+    effects.iter().find_map(|e| match e {
+        Effect::RequestApproval { lines, .. } => Some(lines.clone()),
+        _ => None,
+    })
+}
+
+fn chat(effects: &[Effect]) -> Vec<String> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::ReportToChat { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A loop waiting for the approval of `close_ticket`.
+fn awaiting_approval() -> Host {
+    let mut host = Host::new(Rules::default());
+    host.observe(json!({"T-7": "review"}));
+    host.judge(close_ticket());
+    assert_eq!(host.state.mode, Mode::AwaitingApproval);
+    host
+}
+
+// ---- 判断サイクル ----
+
+#[test]
+fn judgement_cycles_turn_on_a_change_of_the_situation() {
+    // 「判断サイクルは「状況（外部状況 + 内部状況 + 目的/目標）の変化」で回す」
+    let mut host = Host::new(Rules::default());
+    assert!(asks_judge(&host.observe(json!({"T-7": "review"}))));
+    host.judge(Judgement::Wait);
+    assert!(
+        !asks_judge(&host.observe(json!({"T-7": "review"}))),
+        "no change, no judgement"
+    );
+    assert!(asks_judge(&host.observe(json!({"T-7": "done"}))));
+}
+
+#[test]
+fn the_goal_is_always_part_of_what_is_judged() {
+    // 「目的/目標は常に状況の一部として判断対象に含める」
+    let mut host = Host::new(Rules::default());
+    let effects = host.observe(json!({"T-7": "review"}));
+    let Some(Effect::AskJudge { situation, .. }) = effects
+        .iter()
+        .find(|e| matches!(e, Effect::AskJudge { .. }))
+    else {
+        panic!("no judgement asked");
+    };
+    assert_eq!(situation.goal, "keep the task board tidy");
+}
+
+// ---- 構成: 観察→判断→承認→実行→報告は機械制御、判断のみLLM ----
+
+#[test]
+fn the_llm_only_decides_the_machine_approves_executes_reports_and_saves() {
+    // 「観察→判断→承認→実行→報告は機械制御、判断のみLLM」
+    let mut host = awaiting_approval();
+    // The judgement itself executed nothing: the machine asked the human.
+    assert!(!executes(&host.effects));
+    let approved = host.answer("y");
+    assert!(executes(&approved));
+    let reported = host.finish(true, "status is done");
+    assert!(
+        reported
+            .iter()
+            .any(|e| matches!(e, Effect::ReportToChat { .. }))
+    );
+    assert!(reported.iter().any(|e| matches!(
+        e,
+        Effect::AppendLog {
+            channel: LogChannel::Execution,
+            ..
+        }
+    )));
+    assert!(reported.contains(&Effect::PersistState));
+}
+
+// ---- 自律と承認 ----
+
+#[test]
+fn every_action_but_a_conversation_reply_needs_approval() {
+    // 「承認範囲: 全アクションに承認が必要」 / 会話応答は自動承認
+    let mut host = Host::new(Rules::default());
+    host.observe(json!({"T-7": "review"}));
+    let reply = host.judge(Judgement::Reply {
+        text: "The board is tidy.".to_owned(),
+    });
+    assert_eq!(chat(&reply), vec!["The board is tidy."]);
+    assert!(approval_request(&reply).is_none());
+    assert_eq!(host.state.mode, Mode::Idle);
+    host.observe(json!({"T-7": "stale"}));
+    let act = host.judge(close_ticket());
+    assert!(approval_request(&act).is_some());
+    assert!(!executes(&act));
+}
+
+#[test]
+fn the_whitelist_of_action_types_is_the_only_exception_and_denies_by_default() {
+    // 「承認の例外（自動承認対象）はアクション種別のホワイトリストで定義」
+    let mut host = Host::new(Rules {
+        whitelist: vec!["read_board".to_owned()],
+        ..Rules::default()
+    });
+    host.observe(json!({}));
+    let read = host.judge(Judgement::Act {
+        action_type: "read_board".to_owned(),
+        summary: "read the board".to_owned(),
+        impact_scope: "none (read only)".to_owned(),
+        parameters: json!({}),
+    });
+    assert!(executes(&read) && approval_request(&read).is_none());
+    host.finish(true, "12 tickets");
+    host.observe(json!({"changed": true}));
+    let write = host.judge(close_ticket());
+    assert!(
+        !executes(&write) && approval_request(&write).is_some(),
+        "status_change is not whitelisted"
+    );
+}
+
+#[test]
+fn approval_is_asked_once_just_before_execution_never_at_judgement_time() {
+    // 「承認は実行直前のみ（判断時ではなく、実行直前に1回）」
+    let mut host = Host::new(Rules::default());
+    let asked = host.observe(json!({"T-7": "review"}));
+    assert!(
+        approval_request(&asked).is_none(),
+        "nothing is asked while the judge decides"
+    );
+    let judged = host.judge(close_ticket());
+    assert_eq!(
+        judged
+            .iter()
+            .filter(|e| matches!(e, Effect::RequestApproval { .. }))
+            .count(),
+        1
+    );
+    let approved = host.answer("y");
+    assert!(
+        approval_request(&approved).is_none(),
+        "asked once: y executes without asking again"
+    );
+    assert!(matches!(approved.first(), Some(Effect::Execute { .. })));
+}
+
+// ---- 承認フロー（詳細） ----
+
+#[test]
+fn the_approval_request_is_two_lines_what_and_impact_scope() {
+    // 「承認要求の内容: 実行概要 + 影響範囲」「承認メッセージ形式: 2行」
+    let mut host = Host::new(Rules::default());
+    host.observe(json!({}));
+    let effects = host.judge(Judgement::Act {
+        action_type: "status_change".to_owned(),
+        summary: "move T-7\nto done".to_owned(),
+        impact_scope: "ticket T-7\r\n(board A)".to_owned(),
+        parameters: json!({}),
+    });
+    let lines = approval_request(&effects).unwrap();
+    assert_eq!(
+        lines,
+        [
+            "Execute: move T-7 to done".to_owned(),
+            "Impact: ticket T-7 (board A)".to_owned()
+        ]
+    );
+    assert!(lines.iter().all(|line| !line.contains('\n')));
+}
+
+#[test]
+fn the_answer_is_y_or_n_anything_else_asks_again_and_never_defaults() {
+    // 「承認入力: y/n」
+    for answer in ["", "yes", "ok", "Y!", "no", "1", "true", "y n"] {
+        let mut host = awaiting_approval();
+        let effects = host.answer(answer);
+        assert!(!executes(&effects), "`{answer}` executed");
+        assert!(
+            approval_request(&effects).is_some(),
+            "`{answer}` did not ask again"
+        );
+        assert_eq!(host.state.mode, Mode::AwaitingApproval);
+    }
+    for answer in ["y", "Y", "  y ", "\ty\n"] {
+        let mut host = awaiting_approval();
+        assert!(executes(&host.answer(answer)), "`{answer:?}` is y");
+    }
+}
+
+#[test]
+fn while_waiting_for_approval_the_loop_is_idle_and_there_is_no_timeout() {
+    // 「承認待ち中: アイドルのみ」「承認タイムアウト: なし」
+    let mut host = awaiting_approval();
+    for n in 0..50 {
+        let effects = host.observe(json!({"tick": n}));
+        assert!(!asks_judge(&effects) && !executes(&effects));
+        assert_eq!(host.state.mode, Mode::AwaitingApproval);
+    }
+    assert!(
+        executes(&host.answer("y")),
+        "still waiting after any number of changes"
+    );
+}
+
+#[test]
+fn n_stops_and_ends_the_task() {
+    // 「却下時: 停止して終了」
+    let mut host = awaiting_approval();
+    let effects = host.answer("n");
+    assert!(effects.iter().any(|e| matches!(e, Effect::Stop { .. })));
+    assert_eq!(host.state.mode, Mode::Stopped);
+    assert!(host.state.in_progress.is_none() && host.state.intent.is_none());
+    assert!(
+        !asks_judge(&host.observe(json!({"later": true}))),
+        "a stopped loop does not judge"
+    );
+    assert!(
+        !executes(&host.answer("y")),
+        "the declined action cannot be approved afterwards"
+    );
+}
+
+#[test]
+fn a_waiting_approval_survives_a_restart() {
+    // 状態保存は機械の責務: the state is data; after a reload the approval still waits.
+    let host = awaiting_approval();
+    let saved = serde_json::to_string(&host.state).unwrap();
+    let mut reloaded = Host {
+        state: serde_json::from_str(&saved).unwrap(),
+        effects: Vec::new(),
+    };
+    assert_eq!(reloaded.state, host.state);
+    assert_eq!(reloaded.state.mode, Mode::AwaitingApproval);
+    assert!(executes(&reloaded.answer("y")));
+}
+
+// ---- 失敗時 ----
+
+#[test]
+fn a_failure_stops_at_once_is_reported_and_running_again_needs_approval() {
+    // 「失敗時は即座に停止し、報告する」「失敗時は停止し、再実行は明示承認を要求する」
+    let mut host = awaiting_approval();
+    host.answer("y");
+    let failed = host.finish(false, "HTTP 500 from the board");
+    assert!(failed.iter().any(|e| matches!(e, Effect::Stop { .. })));
+    assert!(
+        chat(&failed)
+            .iter()
+            .any(|line| line.contains("FAILED") && line.contains("HTTP 500"))
+    );
+    assert!(!executes(&failed) && !asks_judge(&failed));
+    let rerun = approval_request(&failed).expect("a re-run is offered for approval");
+    assert!(rerun[0].contains("run again: move ticket T-7"));
+    assert_eq!(host.state.mode, Mode::Stopped);
+    assert!(!asks_judge(&host.observe(json!({"later": true}))));
+    assert!(!executes(&host.answer("maybe")));
+    let approved = host.answer("y");
+    assert!(executes(&approved), "the explicit y runs it again");
+}
+
+#[test]
+fn after_a_failure_the_judge_gets_the_log_tail_once() {
+    // 「ログの読者: 開発者 + SPECTRA（SPECTRAは失敗/エラー時のみ読む）」
+    let mut host = awaiting_approval();
+    let Some(Effect::AskJudge {
+        include_log_tail, ..
+    }) = host.effects.first().cloned()
+    else {
+        panic!("the first effect asks the judge");
+    };
+    assert!(!include_log_tail, "no log tail without a failure");
+    host.answer("y");
+    host.finish(false, "timeout");
+    let next = host.say("try another way");
+    let tails: Vec<bool> = next
+        .iter()
+        .filter_map(|e| match e {
+            Effect::AskJudge {
+                include_log_tail, ..
+            } => Some(*include_log_tail),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tails, vec![true]);
+    host.judge(Judgement::Wait);
+    let later = host.observe(json!({"calm": true}));
+    assert!(later.iter().any(|e| matches!(
+        e,
+        Effect::AskJudge {
+            include_log_tail: false,
+            ..
+        }
+    )));
+}
+
+// ---- 割り込みと優先度 ----
+
+#[test]
+fn a_human_message_interrupts_judging_at_once_and_aborts_the_llm_call() {
+    // 「人間の指示は常に最優先」「割り込み時は即座に停止して切り替え」
+    let mut host = Host::new(Rules::default());
+    host.observe(json!({"T-7": "review"}));
+    let judgement_id = host.state.judgement_id;
+    let effects = host.say("stop, look at T-9 first");
+    assert!(effects.contains(&Effect::AbortJudge { judgement_id }));
+    assert_eq!(host.state.mode, Mode::Interrupted);
+    // The aborted judgement's late answer is ignored.
+    let late = host.send(Event::JudgementReceived {
+        judgement_id,
+        judgement: close_ticket(),
+    });
+    assert!(late.is_empty());
+}
+
+#[test]
+fn an_interrupted_task_is_summarised_and_resume_or_discard_is_asked() {
+    // 「中断されたタスクは要約し、再開/破棄を確認する」
+    let mut host = awaiting_approval();
+    let effects = host.say("wait");
+    let lines = chat(&effects);
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.contains("waiting for approval of: move ticket T-7"))
+    );
+    assert!(lines.iter().any(|line| line.contains("resume / discard")));
+    assert!(
+        !executes(&host.answer("y")),
+        "the withdrawn approval cannot be answered"
+    );
+    assert!(
+        chat(&host.send(Event::InterruptionAnswered {
+            answer: "later".to_owned()
+        }))
+        .iter()
+        .any(|l| l.contains("resume / discard"))
+    );
+    let resumed = host.send(Event::InterruptionAnswered {
+        answer: " Resume ".to_owned(),
+    });
+    assert_eq!(
+        approval_request(&resumed).unwrap()[0],
+        "Execute: move ticket T-7 from review to done"
+    );
+    assert!(executes(&host.answer("y")));
+}
+
+#[test]
+fn discarding_an_interrupted_task_drops_it_and_the_instruction_is_judged() {
+    let mut host = awaiting_approval();
+    host.say("look at T-9 first");
+    let effects = host.send(Event::InterruptionAnswered {
+        answer: "discard".to_owned(),
+    });
+    let Some(Effect::AskJudge { situation, .. }) = effects
+        .iter()
+        .find(|e| matches!(e, Effect::AskJudge { .. }))
+    else {
+        panic!("the instruction is judged");
+    };
+    assert_eq!(situation.instruction.as_deref(), Some("look at T-9 first"));
+    assert!(host.state.in_progress.is_none());
+}
+
+#[test]
+fn an_apply_already_sent_is_awaited_and_recorded_never_abandoned() {
+    let mut host = awaiting_approval();
+    host.answer("y");
+    let during = host.say("stop!");
+    assert_eq!(
+        host.state.mode,
+        Mode::Executing,
+        "the running Apply is not abandoned"
+    );
+    assert!(
+        !during
+            .iter()
+            .any(|e| matches!(e, Effect::AbortJudge { .. }))
+    );
+    let finished = host.finish(true, "status is done");
+    assert!(finished.iter().any(|e| matches!(
+        e,
+        Effect::AppendLog {
+            channel: LogChannel::Execution,
+            ..
+        }
+    )));
+    assert_eq!(
+        host.state.last_result.as_ref().unwrap().action.summary,
+        "move ticket T-7 from review to done"
+    );
+    assert_eq!(host.state.mode, Mode::Interrupted);
+    assert!(
+        chat(&finished)
+            .iter()
+            .any(|line| line.contains("resume / discard"))
+    );
+}
+
+// ---- 特権チャンネル ----
+
+#[test]
+fn a_developer_command_is_recognised_only_as_the_first_token() {
+    // 「特権のフォールバック: ルーティング失敗時は `/dev` プレフィックスを許可（先頭トークンであること）」
+    let mut host = Host::new(Rules::default());
+    host.say("please /dev goal ship it");
+    assert_eq!(
+        host.state.situation.goal, "keep the task board tidy",
+        "not the first token: an instruction"
+    );
+    let mut host = Host::new(Rules::default());
+    host.say("/devgoal ship it");
+    assert_eq!(host.state.situation.goal, "keep the task board tidy");
+    let mut host = Host::new(Rules::default());
+    host.say("  /dev goal ship the release  ");
+    assert_eq!(host.state.situation.goal, "ship the release");
+    let mut host = Host::new(Rules {
+        privileged_prefix: "!op".to_owned(),
+        ..Rules::default()
+    });
+    host.say("!op goal configurable");
+    assert_eq!(host.state.situation.goal, "configurable");
+}
+
+#[test]
+fn a_developer_may_override_the_goal_the_task_and_the_rules_and_it_is_logged() {
+    // 「特権の範囲: 目的、進行中タスク、ルールを上書き可能」
+    let mut host = awaiting_approval();
+    let goal = host.say("/dev goal release 1.0");
+    assert_eq!(host.state.situation.goal, "release 1.0");
+    let logged = |effects: &[Effect]| {
+        effects.iter().any(|e| matches!(e, Effect::AppendLog { channel: LogChannel::Cli, record } if record.event_summary.starts_with("privileged:")))
+    };
+    assert!(logged(&goal));
+    let discard = host.say("/dev discard");
+    assert!(logged(&discard));
+    assert!(host.state.in_progress.is_none() && host.state.mode == Mode::Idle);
+    let rules = host.say("/dev whitelist add status_change");
+    assert!(rules.iter().any(
+        |e| matches!(e, Effect::PersistRules { rules } if rules.whitelist == ["status_change"])
+    ));
+    assert!(logged(&rules));
+    let unknown = host.say("/dev reboot now");
+    assert!(chat(&unknown).iter().any(|line| line.contains("refused")));
+}
+
+// ---- ルール変更 ----
+
+#[test]
+fn a_rule_change_needs_approval_is_persisted_after_it_and_applies_at_once() {
+    // 「ルール変更は承認が必要、承認後は永続化」「ルール変更は即座に適用」
+    let mut host = Host::new(Rules::default());
+    host.observe(json!({}));
+    let proposed = host.judge(Judgement::ChangeRules {
+        change: RuleChange {
+            whitelist_add: vec!["read_board".to_owned()],
+            ..RuleChange::default()
+        },
+        reason: "reading is harmless".to_owned(),
+    });
+    assert!(approval_request(&proposed).is_some());
+    assert!(
+        !proposed
+            .iter()
+            .any(|e| matches!(e, Effect::PersistRules { .. })),
+        "nothing persisted before approval"
+    );
+    let approved = host.answer("y");
+    assert!(
+        approved
+            .iter()
+            .any(|e| matches!(e, Effect::PersistRules { .. }))
+    );
+    assert_eq!(host.state.rules.whitelist, ["read_board"]);
+    host.observe(json!({"next": 1}));
+    let read = host.judge(Judgement::Act {
+        action_type: "read_board".to_owned(),
+        summary: "read".to_owned(),
+        impact_scope: "none".to_owned(),
+        parameters: json!({}),
+    });
+    assert!(executes(&read), "the new rule applies at once");
+}
+
+#[test]
+fn a_rule_that_cannot_apply_at_once_stops_shows_restart_steps_and_offers_an_approved_restart() {
+    // 「即時適用が不可能なら停止して報告 + 再起動手順を表示」「再起動提案: 手順を表示 + 即時実行を提案（実行には承認が必要）」
+    let mut host = Host::new(Rules::default());
+    host.observe(json!({}));
+    host.judge(Judgement::ChangeRules {
+        change: RuleChange {
+            host_settings: [("model".to_owned(), json!("larger-model"))]
+                .into_iter()
+                .collect(),
+            ..RuleChange::default()
+        },
+        reason: "better judgements".to_owned(),
+    });
+    let approved = host.answer("y");
+    assert!(
+        approved
+            .iter()
+            .any(|e| matches!(e, Effect::PersistRules { .. }))
+    );
+    assert!(approved.iter().any(|e| matches!(e, Effect::Stop { .. })));
+    assert!(
+        chat(&approved)
+            .iter()
+            .any(|line| line.contains("Steps: 1.") && line.contains("Restart now?"))
+    );
+    let restart = approval_request(&approved).unwrap();
+    assert!(restart[0].contains("restart the agent"));
+    assert!(!executes(&approved), "the restart itself needs approval");
+    let yes = host.answer("y");
+    assert!(
+        matches!(yes.first(), Some(Effect::Execute { action }) if action.action_type == "restart")
+    );
+}
+
+// ---- 自己修正 ----
+
+#[test]
+fn self_modification_is_small_reversible_settings_only_and_needs_approval() {
+    // 「自己修正は小修正のみ許可（実行には承認が必要）」「可逆の定義: 以前の状態に戻せること」「自己修正の範囲: 設定/状態の調整のみ」
+    let mut host = Host::new(Rules {
+        adjustable_settings: vec!["poll_seconds".to_owned()],
+        ..Rules::default()
+    });
+    host.state
+        .settings
+        .insert("poll_seconds".to_owned(), json!(60));
+    host.observe(json!({}));
+    let proposed = host.judge(Judgement::AdjustSetting {
+        key: "poll_seconds".to_owned(),
+        value: json!(30),
+        reason: "the board changes often".to_owned(),
+    });
+    assert!(approval_request(&proposed).unwrap()[0].contains("from 60 to 30"));
+    host.answer("y");
+    assert_eq!(host.state.settings["poll_seconds"], json!(30));
+    host.send(Event::RevertSetting);
+    assert_eq!(
+        host.state.settings["poll_seconds"],
+        json!(60),
+        "one call reverts it"
+    );
+
+    host.observe(json!({"again": true}));
+    let refused = host.judge(Judgement::AdjustSetting {
+        key: "whitelist".to_owned(),
+        value: json!(["everything"]),
+        reason: "faster".to_owned(),
+    });
+    assert!(approval_request(&refused).is_none());
+    assert!(
+        chat(&refused)
+            .iter()
+            .any(|line| line.contains("refused") && line.contains("not an adjustable setting"))
+    );
+    host.observe(json!({"again": 2}));
+    let too_big = host.judge(Judgement::AdjustSetting {
+        key: "poll_seconds".to_owned(),
+        value: json!("x".repeat(5000)),
+        reason: "r".to_owned(),
+    });
+    assert!(
+        chat(&too_big)
+            .iter()
+            .any(|line| line.contains("not a small change"))
+    );
+}
+
+// ---- 報告 ----
+
+#[test]
+fn reports_go_to_the_chat_only_and_are_short() {
+    // 「報告の出力先: チャットのみ」「実行内容と結果を簡潔に報告する」
+    let mut host = awaiting_approval();
+    host.answer("y");
+    let done = host.finish(true, &"very long result ".repeat(100));
+    let reports = chat(&done);
+    assert_eq!(reports.len(), 1);
+    assert!(reports[0].starts_with("move ticket T-7 from review to done: done ("));
+    assert!(reports[0].chars().count() <= agent_governor::control::text::MAX_LINE_CHARS);
+}
+
+// ---- ログ ----
+
+#[test]
+fn the_execution_log_is_written_only_when_an_action_completes_with_the_seed_fields() {
+    // 「実行ログ形式: JSON（フィールド: time, event_summary, cause, impact_scope）」「実行ログのタイミング: 完了時のみ」
+    let mut host = awaiting_approval();
+    let execution_logs = |effects: &[Effect]| {
+        effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::AppendLog {
+                    channel: LogChannel::Execution,
+                    record,
+                } => Some(record.clone()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(execution_logs(&host.effects).is_empty());
+    assert!(
+        execution_logs(&host.answer("y")).is_empty(),
+        "not when it starts"
+    );
+    let records = execution_logs(&host.finish(true, "status is done"));
+    assert_eq!(records.len(), 1);
+    let record = serde_json::to_value(&records[0]).unwrap();
+    assert_eq!(
+        record,
+        json!({"event_summary": "move ticket T-7 from review to done", "cause": "status is done", "impact_scope": "task board: ticket T-7"})
+    );
+}
+
+// ---- 状態管理 ----
+
+#[test]
+fn the_state_is_the_minimal_set_and_memory_is_bounded() {
+    // 「最小の状態セット: 状況、意図/目標、進行中アクション、最終結果」
+    let mut host = Host::new(Rules {
+        whitelist: vec!["status_change".to_owned()],
+        ..Rules::default()
+    });
+    host.state.memory_limit = 3;
+    for n in 0..10 {
+        host.observe(json!({"n": n}));
+        host.judge(close_ticket());
+        host.finish(true, &format!("run {n}"));
+    }
+    assert_eq!(host.state.memory.len(), 3);
+    assert_eq!(
+        host.state.intent.as_deref(),
+        Some("move ticket T-7 from review to done")
+    );
+    assert!(
+        matches!(&host.state.last_result, Some(ActionResult { outcome: Outcome::Succeeded { summary }, .. }) if summary == "run 9")
+    );
+}
+
+#[test]
+fn stale_and_foreign_answers_change_nothing() {
+    let host = awaiting_approval();
+    for event in [
+        Event::ApprovalAnswered {
+            action_id: "a-999".to_owned(),
+            answer: "y".to_owned(),
+        },
+        Event::ExecutionFinished {
+            action_id: "a-1".to_owned(),
+            succeeded: true,
+            detail: "x".to_owned(),
+        },
+        Event::JudgementReceived {
+            judgement_id: 0,
+            judgement: close_ticket(),
+        },
+        Event::InterruptionAnswered {
+            answer: "resume".to_owned(),
+        },
+    ] {
+        let (next, effects) = step(&host.state, &event);
+        assert_eq!(next, host.state, "{event:?}");
+        assert!(effects.is_empty(), "{event:?}");
+    }
+}
