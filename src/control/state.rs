@@ -140,7 +140,7 @@ impl Default for Rules {
 
 /// How an action ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
+#[serde(tag = "outcome", rename = "ActionOutcome", rename_all = "snake_case")]
 pub enum Outcome {
     Succeeded { summary: String },
     Failed { cause: String },
