@@ -6,6 +6,7 @@
 //! The state is plain data that survives a restart: an approval that was waiting is still waiting.
 
 pub mod event;
+pub mod log;
 pub mod privileged;
 pub mod state;
 pub mod step;
