@@ -75,26 +75,27 @@ pub fn otel_record(
     time: &str,
     tool: Option<(&str, &str)>,
 ) -> Value {
-    let common = json!({
-        "agent_governor.event_summary": record.event_summary,
-        "agent_governor.cause": record.cause,
-        "agent_governor.impact_scope": record.impact_scope,
-    });
-    let mut attributes = common;
+    let mut attributes = serde_json::Map::new();
+    let mut set = |key: &str, value: &str| {
+        attributes.insert(key.to_owned(), Value::from(value));
+    };
+    set("agent_governor.event_summary", &record.event_summary);
+    set("agent_governor.cause", &record.cause);
+    set("agent_governor.impact_scope", &record.impact_scope);
     let (kind, name) = match (channel, tool) {
         (LogChannel::Execution, Some((tool_name, call_id))) => {
-            attributes["gen_ai.operation.name"] = json!("execute_tool");
-            attributes["gen_ai.tool.name"] = json!(tool_name);
-            attributes["gen_ai.tool.call.id"] = json!(call_id);
+            set("gen_ai.operation.name", "execute_tool");
+            set("gen_ai.tool.name", tool_name);
+            set("gen_ai.tool.call.id", call_id);
             ("span", format!("execute_tool {tool_name}"))
         }
         (LogChannel::Cli, Some((tool_name, call_id))) => {
-            attributes["gen_ai.tool.name"] = json!(tool_name);
-            attributes["gen_ai.tool.call.id"] = json!(call_id);
+            set("gen_ai.tool.name", tool_name);
+            set("gen_ai.tool.call.id", call_id);
             ("event", "agent_governor.approval".to_owned())
         }
         _ => {
-            attributes["gen_ai.operation.name"] = json!("invoke_agent");
+            set("gen_ai.operation.name", "invoke_agent");
             ("span", "invoke_agent".to_owned())
         }
     };
