@@ -3,10 +3,9 @@
 use super::state::{Action, RuleChange, Situation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tsify::Tsify;
 
 /// What the judge decided: a conversation reply, or an action for the machine to run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Judgement {
     /// Talk to the human: auto-approved, written to the chat.
@@ -18,7 +17,6 @@ pub enum Judgement {
         summary: String,
         impact_scope: String,
         #[serde(default)]
-        #[tsify(type = "unknown")]
         parameters: Value,
     },
     /// Change the loop's rules: always needs approval.
@@ -26,7 +24,6 @@ pub enum Judgement {
     /// Adjust one agent setting (small, reversible, serving the goal): needs approval.
     AdjustSetting {
         key: String,
-        #[tsify(type = "unknown")]
         value: Value,
         reason: String,
     },
@@ -35,16 +32,11 @@ pub enum Judgement {
 }
 
 /// Something the loop must react to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename = "ControlEvent", rename_all = "snake_case")]
 pub enum Event {
     /// The host observed the situation (any part may change; the goal only through a developer).
-    SituationChanged {
-        #[tsify(type = "unknown")]
-        external: Value,
-        #[tsify(type = "unknown")]
-        internal: Value,
-    },
+    SituationChanged { external: Value, internal: Value },
     /// The judge answered the judgement `judgement_id`.
     JudgementReceived {
         judgement_id: u64,
@@ -70,7 +62,7 @@ pub enum Event {
 }
 
 /// What the loop asks the host to do, in order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "effect", rename = "ControlEffect", rename_all = "snake_case")]
 pub enum Effect {
     /// Ask the judge about `situation` (the goal is part of it), with the memory of past results; with
@@ -106,7 +98,7 @@ pub enum Effect {
 }
 
 /// The seed's three log files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LogChannel {
     Chat,
@@ -115,7 +107,7 @@ pub enum LogChannel {
 }
 
 /// One log record; the host adds the `time` when it writes it (the loop has no clock).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogRecord {
     pub event_summary: String,
     /// A short technical explanation.
