@@ -99,6 +99,7 @@ fn event() -> impl Strategy<Value = Event> {
             }
         }),
         Just(Event::RevertSetting),
+        Just(Event::HostRestarted),
     ]
 }
 

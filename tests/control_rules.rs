@@ -770,3 +770,107 @@ fn stale_and_foreign_answers_change_nothing() {
         assert!(effects.is_empty(), "{event:?}");
     }
 }
+
+#[test]
+fn after_a_restart_the_waiting_question_is_asked_again_and_a_running_action_is_never_re_run() {
+    // 状態保存は機械の責務: whatever the host was doing is lost in a restart; the state says what it was.
+    let mut waiting = awaiting_approval();
+    let asked_again = waiting.send(Event::HostRestarted);
+    assert!(
+        approval_request(&asked_again).is_some(),
+        "the approval is asked again"
+    );
+    assert!(!executes(&asked_again));
+    assert_eq!(waiting.state.mode, Mode::AwaitingApproval);
+
+    let mut judging = Host::new(Rules::default());
+    judging.observe(json!({ "tickets": 1 }));
+    let before = judging.state.judgement_id;
+    let rejudged = judging.send(Event::HostRestarted);
+    assert!(asks_judge(&rejudged), "a lost judgement is asked again");
+    assert!(
+        judging.state.judgement_id > before,
+        "the lost one's answer is stale"
+    );
+
+    let mut executing = awaiting_approval();
+    assert!(executes(&executing.answer("y")));
+    let after = executing.send(Event::HostRestarted);
+    assert!(
+        !executes(&after),
+        "an action whose outcome is unknown is never run again by itself"
+    );
+    assert_eq!(executing.state.mode, Mode::Stopped);
+    assert!(
+        chat(&after)
+            .iter()
+            .any(|line| line.contains("outcome is unknown"))
+    );
+    assert!(
+        approval_request(&after).is_some(),
+        "running it again needs an approval"
+    );
+}
+
+#[test]
+fn a_judge_answer_without_the_fields_its_decision_needs_or_for_an_unknown_type_is_refused() {
+    // 判断はLLM、実行は機械: a model's answer is evidence; an incomplete one stops the loop.
+    use agent_governor::control::judgement_answer::{ModelDecision, ModelJudgement};
+    let answer = |decision, action_type: Option<&str>| ModelJudgement {
+        decision,
+        reply: None,
+        action_type: action_type.map(str::to_owned),
+        summary: Some("move T-1 to done".to_owned()),
+        impact_scope: Some("ticket T-1".to_owned()),
+        node_id: Some("T-1".to_owned()),
+        from: Some("review".to_owned()),
+        to: Some("done".to_owned()),
+        setting_key: None,
+        setting_value: None,
+        whitelist_add: None,
+        whitelist_remove: None,
+        reason: None,
+    };
+    let types = vec!["status_change".to_owned()];
+    let act = answer(ModelDecision::Act, Some("status_change"))
+        .into_judgement(&types)
+        .unwrap();
+    assert!(matches!(act, Judgement::Act { ref parameters, .. } if parameters["to"] == "done"));
+    assert!(
+        answer(ModelDecision::Act, Some("delete_repo"))
+            .into_judgement(&types)
+            .is_err()
+    );
+    assert!(
+        answer(ModelDecision::Act, None)
+            .into_judgement(&types)
+            .is_err()
+    );
+    assert!(
+        answer(ModelDecision::Reply, None)
+            .into_judgement(&types)
+            .is_err(),
+        "a reply needs text"
+    );
+    assert!(
+        answer(ModelDecision::AdjustSetting, None)
+            .into_judgement(&types)
+            .is_err()
+    );
+    assert!(
+        answer(ModelDecision::ChangeRules, None)
+            .into_judgement(&types)
+            .is_err()
+    );
+    assert_eq!(
+        answer(ModelDecision::Wait, None).into_judgement(&types),
+        Ok(Judgement::Wait)
+    );
+}
+
+#[test]
+fn a_judge_answer_that_claims_an_approval_is_refused() {
+    use agent_governor::control::judgement_answer::ModelJudgement;
+    let text = r#"{"decision":"act","approved":true,"reply":null,"action_type":"status_change","summary":"s","impact_scope":"i","node_id":null,"from":null,"to":null,"setting_key":null,"setting_value":null,"whitelist_add":null,"whitelist_remove":null,"reason":null}"#;
+    assert!(agent_governor::llm::parse_structured::<ModelJudgement>(text).is_err());
+}

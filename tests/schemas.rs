@@ -55,3 +55,15 @@ fn reflection_schema_file_matches_its_type() {
         reflection_schema(),
     );
 }
+
+#[test]
+fn judgement_schema_file_matches_its_type() {
+    use agent_governor::control::judgement_answer::{
+        JUDGEMENT_SCHEMA_NAME, ModelJudgement, judgement_schema,
+    };
+    check(
+        "src/control/judgement.schema.json",
+        OutputSchema::of::<ModelJudgement>(JUDGEMENT_SCHEMA_NAME),
+        judgement_schema(),
+    );
+}

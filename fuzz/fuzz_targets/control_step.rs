@@ -57,7 +57,7 @@ fn judgement(byte: u8) -> Judgement {
 
 fn event(kind: u8, arg: u8) -> Event {
     let small = u64::from(arg % 8);
-    match kind % 8 {
+    match kind % 9 {
         0 => Event::SituationChanged { external: json!({ "n": arg % 4 }), internal: json!({}) },
         1 => Event::JudgementReceived { judgement_id: small, judgement: judgement(arg) },
         2 => Event::JudgementFailed { judgement_id: small, error: "e".to_owned() },
@@ -68,7 +68,8 @@ fn event(kind: u8, arg: u8) -> Event {
         4 => Event::ExecutionFinished { action_id: format!("a-{small}"), succeeded: arg & 0x80 == 0, detail: "d".to_owned() },
         5 => Event::HumanMessage { text: MESSAGES[usize::from(arg) % MESSAGES.len()].to_owned() },
         6 => Event::InterruptionAnswered { answer: ["resume", "discard", "?"][usize::from(arg) % 3].to_owned() },
-        _ => Event::RevertSetting,
+        7 => Event::RevertSetting,
+        _ => Event::HostRestarted,
     }
 }
 

@@ -3,9 +3,10 @@
 use super::state::{Action, RuleChange, Situation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tsify::Tsify;
 
 /// What the judge decided: a conversation reply, or an action for the machine to run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Judgement {
     /// Talk to the human: auto-approved, written to the chat.
@@ -17,6 +18,7 @@ pub enum Judgement {
         summary: String,
         impact_scope: String,
         #[serde(default)]
+        #[tsify(type = "unknown")]
         parameters: Value,
     },
     /// Change the loop's rules: always needs approval.
@@ -24,6 +26,7 @@ pub enum Judgement {
     /// Adjust one agent setting (small, reversible, serving the goal): needs approval.
     AdjustSetting {
         key: String,
+        #[tsify(type = "unknown")]
         value: Value,
         reason: String,
     },
@@ -32,11 +35,16 @@ pub enum Judgement {
 }
 
 /// Something the loop must react to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(tag = "event", rename = "ControlEvent", rename_all = "snake_case")]
 pub enum Event {
     /// The host observed the situation (any part may change; the goal only through a developer).
-    SituationChanged { external: Value, internal: Value },
+    SituationChanged {
+        #[tsify(type = "unknown")]
+        external: Value,
+        #[tsify(type = "unknown")]
+        internal: Value,
+    },
     /// The judge answered the judgement `judgement_id`.
     JudgementReceived {
         judgement_id: u64,
@@ -59,10 +67,13 @@ pub enum Event {
     InterruptionAnswered { answer: String },
     /// A human asks to undo the most recent self-modification.
     RevertSetting,
+    /// The host started again with a persisted state: what was waiting is asked again, a lost judgement
+    /// is asked again, and an action that was executing has an unknown outcome (a failure, never re-run).
+    HostRestarted,
 }
 
 /// What the loop asks the host to do, in order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(tag = "effect", rename = "ControlEffect", rename_all = "snake_case")]
 pub enum Effect {
     /// Ask the judge about `situation` (the goal is part of it), with the memory of past results; with
@@ -98,7 +109,7 @@ pub enum Effect {
 }
 
 /// The seed's three log files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "snake_case")]
 pub enum LogChannel {
     Chat,
@@ -107,7 +118,7 @@ pub enum LogChannel {
 }
 
 /// One log record; the host adds the `time` when it writes it (the loop has no clock).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 pub struct LogRecord {
     pub event_summary: String,
     /// A short technical explanation.

@@ -6,6 +6,8 @@
 //! The state is plain data that survives a restart: an approval that was waiting is still waiting.
 
 pub mod event;
+pub mod judge;
+pub mod judgement_answer;
 pub mod log;
 pub mod privileged;
 pub mod state;

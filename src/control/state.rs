@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
+use tsify::Tsify;
 
 /// How many past results the loop remembers for the judge (the oldest are dropped first).
 pub const DEFAULT_MEMORY_LIMIT: usize = 20;
@@ -13,23 +14,27 @@ pub const DEFAULT_MEMORY_LIMIT: usize = 20;
 pub const DEFAULT_PRIVILEGED_PREFIX: &str = "/dev";
 
 /// The judge's input, all of it: the outside world, the agent's own state, and the goal (seed 002 2).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 pub struct Situation {
     /// What the host observes outside the agent (a board, a repository, a feed).
     #[serde(default)]
+    #[tsify(type = "unknown")]
     pub external: Value,
     /// The agent's own state as the host reports it.
     #[serde(default)]
+    #[tsify(type = "unknown")]
     pub internal: Value,
     /// The goal the developer set; always part of what is judged.
     pub goal: String,
     /// The latest instruction from a human, until the judge has seen it.
     #[serde(default)]
+    #[tsify(optional)]
     pub instruction: Option<String>,
 }
 
 /// What the loop is doing. Only `Idle` starts a judgement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     Idle,
@@ -43,7 +48,7 @@ pub enum Mode {
 }
 
 /// One action the judge chose, as the loop tracks it. `id` is assigned by the loop, in order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 pub struct Action {
     pub id: String,
     /// The action type: what the whitelist and the skills are keyed by.
@@ -53,13 +58,14 @@ pub struct Action {
     pub summary: String,
     /// What it touches, in one line (the approval request's second line).
     pub impact_scope: String,
+    #[tsify(type = "unknown")]
     pub parameters: Value,
     /// What the action is for: a task of the agent's, a rule change, a setting change, or a restart.
     pub purpose: Purpose,
 }
 
 /// Why an action exists; decides what happens when it is approved and finished.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Purpose {
     /// A step of the agent's task, executed by the host's skill for its type.
@@ -73,16 +79,21 @@ pub enum Purpose {
 }
 
 /// A change of the rules: whitelist entries, the privileged prefix, or a host setting that needs a restart.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 pub struct RuleChange {
     #[serde(default)]
+    #[tsify(optional)]
     pub whitelist_add: Vec<String>,
     #[serde(default)]
+    #[tsify(optional)]
     pub whitelist_remove: Vec<String>,
     #[serde(default)]
+    #[tsify(optional)]
     pub privileged_prefix: Option<String>,
     /// Host settings (a model, a port): they only take effect after a restart.
     #[serde(default)]
+    #[tsify(optional, type = "Record<string, unknown>")]
     pub host_settings: BTreeMap<String, Value>,
 }
 
@@ -94,7 +105,8 @@ impl RuleChange {
 }
 
 /// The loop's rules: persisted apart from the state, changed only with approval or by a developer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 pub struct Rules {
     /// Action types executed without asking (default deny: empty). A conversation reply never asks.
     #[serde(default)]
@@ -107,6 +119,7 @@ pub struct Rules {
     pub adjustable_settings: Vec<String>,
     /// Host settings as last approved; applied by the host on its next start.
     #[serde(default)]
+    #[tsify(type = "Record<string, unknown>")]
     pub host_settings: BTreeMap<String, Value>,
 }
 
@@ -126,7 +139,7 @@ impl Default for Rules {
 }
 
 /// How an action ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(tag = "outcome", rename = "ActionOutcome", rename_all = "snake_case")]
 pub enum Outcome {
     Succeeded { summary: String },
@@ -134,7 +147,7 @@ pub enum Outcome {
 }
 
 /// The last result, and each entry of the memory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 pub struct ActionResult {
     pub action: Action,
     #[serde(flatten)]
@@ -142,7 +155,7 @@ pub struct ActionResult {
 }
 
 /// A task a human interrupted: what it was doing, for the resume-or-discard question.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(tag = "was", rename_all = "snake_case")]
 pub enum InterruptedTask {
     Judging,
@@ -154,16 +167,18 @@ pub enum InterruptedTask {
 }
 
 /// A setting changed by self-modification, with the value it had before: one call reverts it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 pub struct Reversal {
     pub action_id: String,
     pub key: String,
     /// `null` when the setting did not exist before.
+    #[tsify(type = "unknown")]
     pub previous: Value,
 }
 
 /// The whole state of the loop.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
 pub struct ControlState {
     pub situation: Situation,
     /// What the agent is working towards right now (the judge's last summary of an action).
@@ -201,6 +216,7 @@ pub struct ControlState {
     pub needs_log_tail: bool,
     /// Agent settings that self-modification adjusts.
     #[serde(default)]
+    #[tsify(type = "Record<string, unknown>")]
     pub settings: BTreeMap<String, Value>,
     /// Self-modifications that can still be reverted, newest last.
     #[serde(default)]

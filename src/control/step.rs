@@ -63,6 +63,7 @@ impl Machine {
             Event::HumanMessage { text } => self.human_message(text),
             Event::InterruptionAnswered { answer } => self.interruption_answered(answer),
             Event::RevertSetting => self.revert_setting(),
+            Event::HostRestarted => self.host_restarted(),
         }
     }
 
@@ -457,6 +458,37 @@ impl Machine {
         self.state.failed = Some(action.clone());
         self.state.in_progress = Some(rerun);
         self.state.mode = Mode::Stopped;
+        self.persist();
+    }
+
+    /// After a restart nothing the host was doing survives: the waiting question is asked again, the lost
+    /// judgement is asked again, and a running action's outcome is unknown, so it counts as failed (its
+    /// re-run needs an approval; an Apply that did happen is left for a human to reconcile).
+    fn host_restarted(&mut self) {
+        match self.state.mode {
+            Mode::Idle => {}
+            Mode::Judging => self.ask_judge(),
+            Mode::AwaitingApproval | Mode::Stopped => {
+                if let Some(action) = self.state.in_progress.clone() {
+                    self.effects.push(Effect::RequestApproval {
+                        action_id: action.id.clone(),
+                        lines: approval_lines(&action),
+                    });
+                }
+            }
+            Mode::Executing => {
+                if let Some(action) = self.state.in_progress.clone() {
+                    self.execution_finished(
+                        &action.id,
+                        false,
+                        "the host restarted while it ran: its outcome is unknown",
+                    );
+                    return;
+                }
+                self.state.mode = Mode::Idle;
+            }
+            Mode::Interrupted => self.ask_resume_or_discard(),
+        }
         self.persist();
     }
 

@@ -75,6 +75,8 @@ pub enum ClientErrorKind {
     Http,
     /// No answer within the timeout.
     Timeout,
+    /// The caller aborted the call through the `signal` it passed in the options.
+    Aborted,
     /// The request did not reach the endpoint.
     Network,
     /// The model refused to answer.

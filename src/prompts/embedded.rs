@@ -7,7 +7,7 @@ macro_rules! embedded_files {
     };
 }
 
-const EMBEDDED: [(&str, &str); 10] = embedded_files![
+const EMBEDDED: [(&str, &str); 11] = embedded_files![
     "steps/complete/issue/f_default.md",
     "steps/complete/issue/f_default_retry.md",
     "steps/complete/task/f_default.md",
@@ -15,6 +15,7 @@ const EMBEDDED: [(&str, &str); 10] = embedded_files![
     "steps/complete/pr/f_default.md",
     "steps/complete/pr/f_default_retry.md",
     "steps/review/watcher/f_default.md",
+    "steps/judge/next_action/f_default.md",
     "steps/review/watcher/f_default_persona.md",
     "reflector/default.md",
     "reflector/appworld.md",

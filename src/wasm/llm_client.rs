@@ -25,7 +25,20 @@ impl OpenAiClient {
         Self { config }
     }
 
-    async fn post(&self, body: &str) -> Result<String, ClientError> {
+    async fn post(
+        &self,
+        body: &str,
+        signal: Option<web_sys::AbortSignal>,
+    ) -> Result<String, ClientError> {
+        let aborted_by_caller = || {
+            ClientError::new(
+                ClientErrorKind::Aborted,
+                "the call was aborted by the caller's signal",
+            )
+        };
+        if signal.as_ref().is_some_and(web_sys::AbortSignal::aborted) {
+            return Err(aborted_by_caller());
+        }
         let controller = web_sys::AbortController::new().map_err(|error| {
             ClientError::new(
                 ClientErrorKind::Network,
@@ -33,6 +46,9 @@ impl OpenAiClient {
             )
         })?;
         let timer = Timer::start(&controller, self.config.timeout_ms);
+        let _forward = signal
+            .as_ref()
+            .map(|signal| ForwardAbort::new(signal, &controller));
         let mut request = gloo_net::http::Request::post(&self.config.chat_completions_url())
             .header("content-type", "application/json")
             .abort_signal(Some(&controller.signal()));
@@ -59,6 +75,9 @@ impl OpenAiClient {
         timer.clear();
         match outcome {
             Ok((status, text)) => read_chat_response(status, &text),
+            Err(_) if signal.as_ref().is_some_and(web_sys::AbortSignal::aborted) => {
+                Err(aborted_by_caller())
+            }
             Err(_) if aborted => Err(ClientError::new(
                 ClientErrorKind::Timeout,
                 format!(
@@ -74,13 +93,51 @@ impl OpenAiClient {
     }
 }
 
-impl Llm for OpenAiClient {
-    async fn query(&self, prompt: &str, options: &QueryOptions) -> Result<QueryReply, PortError> {
+impl OpenAiClient {
+    /// One query, aborted early when `signal` (the caller's AbortSignal) fires.
+    async fn query_with_signal(
+        &self,
+        prompt: &str,
+        options: &QueryOptions,
+        signal: Option<web_sys::AbortSignal>,
+    ) -> QueryReply {
         let body = chat_request_body(&self.config, prompt, options).to_string();
-        Ok(match self.post(&body).await {
+        match self.post(&body, signal).await {
             Ok(content) => reply_from_content(content),
             Err(error) => reply_from_error(error),
-        })
+        }
+    }
+}
+
+impl Llm for OpenAiClient {
+    async fn query(&self, prompt: &str, options: &QueryOptions) -> Result<QueryReply, PortError> {
+        Ok(self.query_with_signal(prompt, options, None).await)
+    }
+}
+
+/// Aborts the request's controller when the caller's signal fires; the listener is removed on drop.
+struct ForwardAbort {
+    signal: web_sys::AbortSignal,
+    callback: Closure<dyn FnMut()>,
+}
+
+impl ForwardAbort {
+    fn new(signal: &web_sys::AbortSignal, controller: &web_sys::AbortController) -> Self {
+        let controller = controller.clone();
+        let callback = Closure::<dyn FnMut()>::new(move || controller.abort());
+        let _ = signal.add_event_listener_with_callback("abort", callback.as_ref().unchecked_ref());
+        Self {
+            signal: signal.clone(),
+            callback,
+        }
+    }
+}
+
+impl Drop for ForwardAbort {
+    fn drop(&mut self) {
+        let _ = self
+            .signal
+            .remove_event_listener_with_callback("abort", self.callback.as_ref().unchecked_ref());
     }
 }
 
@@ -120,7 +177,7 @@ impl Timer {
     }
 }
 
-/// The built-in client as a QueryFn: `(prompt, { outputSchema, schemaName }) => Promise<QueryReply>`.
+/// The built-in client as a QueryFn: `(prompt, { outputSchema, schemaName, signal? }) => Promise<QueryReply>`.
 #[wasm_bindgen(js_name = openAICompatible, unchecked_return_type = "QueryFn")]
 pub fn open_ai_compatible(
     #[wasm_bindgen(unchecked_param_type = "ClientConfig")] config: JsValue,
@@ -134,12 +191,13 @@ pub fn open_ai_compatible(
             future_to_promise(async move {
                 let prompt =
                     super::args::text("prompt", &prompt).map_err(|error| input_error(&error))?;
+                // An AbortSignal in `options.signal` cancels the request (JSON drops it from the rest).
+                let signal = Reflect::get(&options, &"signal".into())
+                    .ok()
+                    .and_then(|signal| signal.dyn_into::<web_sys::AbortSignal>().ok());
                 let options: QueryOptions = super::convert::from_js("options", &options)
                     .map_err(|error| input_error(&error))?;
-                let reply = client
-                    .query(&prompt, &options)
-                    .await
-                    .map_err(|error| JsValue::from(error.message))?;
+                let reply = client.query_with_signal(&prompt, &options, signal).await;
                 Ok(to_js(&reply))
             })
         },

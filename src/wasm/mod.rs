@@ -11,6 +11,8 @@
 pub mod args;
 #[cfg(feature = "closer")]
 pub mod closer_api;
+#[cfg(feature = "control")]
+pub mod control_api;
 pub mod convert;
 pub mod deadline;
 pub mod errors;

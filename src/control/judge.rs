@@ -1,0 +1,246 @@
+//! Asking the judge: the C3L prompt `steps/judge/next_action` (a host file first, then the embedded
+//! default) rendered with the situation (the goal always in it), the memory, the playbook and, only after a
+//! failure, the execution log's tail; the model answers the strict [`ModelJudgement`] schema, re-asked once
+//! when unusable. Every failure is an error text for `JudgementFailed`, so the loop stops: a model's answer
+//! never makes the loop act by default.
+
+use super::judgement_answer::{ModelJudgement, judgement_schema};
+use super::state::{ActionResult, Outcome, Situation};
+use super::text::one_line;
+use crate::llm::{ParseOptions, ask_structured};
+use crate::ports::{Llm, NoLogger, PromptLoader};
+use crate::prompts::{PromptRequest, render_prompt, resolve_prompt};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use tsify::Tsify;
+
+/// The most characters of one rendered section (an observation, the memory, the log tail): a prompt stays
+/// within a small model's context whatever the host observes.
+pub const MAX_SECTION_CHARS: usize = 12_000;
+
+/// An action type the agent can execute, as the judge is told.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(deny_unknown_fields)]
+pub struct ActionTypeInfo {
+    #[serde(rename = "type")]
+    pub action_type: String,
+    /// What it does, in one line.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub description: String,
+}
+
+/// Everything one judgement is asked with. `situation` and `memory` come from the `ask_judge` effect.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeRequest {
+    pub situation: Situation,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub memory: Vec<ActionResult>,
+    #[serde(default)]
+    #[tsify(optional)]
+    pub action_types: Vec<ActionTypeInfo>,
+    /// Settings self-modification may change, with their current values.
+    #[serde(default)]
+    #[tsify(optional, type = "Record<string, unknown>")]
+    pub settings: BTreeMap<String, Value>,
+    /// The rendered playbook (the Reflector's lessons), if any.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub playbook: Option<String>,
+    /// The execution log's tail; give it only when the effect asks for it (after a failure or an error).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub log_tail: Option<String>,
+}
+
+/// Where the judge's prompt file is looked for: `{working_dir}/.agent/{agent_id}/prompts/...`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgePromptLocation {
+    pub working_dir: String,
+    pub agent_id: String,
+}
+
+/// What asking the judge gave: `ok` with the judgement, or the error; and what was sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+pub struct JudgeOutcome {
+    pub ok: bool,
+    /// Set when `ok`.
+    pub judgement: Option<super::event::Judgement>,
+    /// Why there is no judgement (then the host sends `judgement_failed` and the loop stops).
+    pub error: Option<String>,
+    /// The prompt file used (`null` when none could be resolved).
+    pub prompt_path: Option<String>,
+    /// How many times the model was asked.
+    pub queries: u32,
+    /// What the used answer needed to be read.
+    pub repairs: Vec<crate::llm::Repair>,
+}
+
+impl JudgeOutcome {
+    fn failed(error: String, prompt_path: Option<String>, queries: u32) -> Self {
+        Self {
+            ok: false,
+            judgement: None,
+            error: Some(error),
+            prompt_path,
+            queries,
+            repairs: Vec::new(),
+        }
+    }
+}
+
+fn bounded(text: String) -> String {
+    if text.chars().count() <= MAX_SECTION_CHARS {
+        return text;
+    }
+    let kept: String = text.chars().take(MAX_SECTION_CHARS).collect();
+    format!("{kept}\n… (cut at {MAX_SECTION_CHARS} characters)")
+}
+
+fn observation(value: &Value) -> String {
+    match value {
+        Value::Null => "(nothing reported)".to_owned(),
+        Value::String(text) => bounded(text.clone()),
+        other => bounded(serde_json::to_string_pretty(other).unwrap_or_default()),
+    }
+}
+
+fn memory_lines(memory: &[ActionResult]) -> String {
+    if memory.is_empty() {
+        return "(none yet)".to_owned();
+    }
+    let lines: Vec<String> = memory
+        .iter()
+        .map(|result| {
+            let action = &result.action;
+            let outcome = match &result.outcome {
+                Outcome::Succeeded { summary } => format!("done ({summary})"),
+                Outcome::Failed { cause } => format!("FAILED ({cause})"),
+            };
+            format!(
+                "- {} [{}] {}: {outcome}",
+                action.id, action.action_type, action.summary
+            )
+        })
+        .collect();
+    bounded(lines.join("\n"))
+}
+
+fn action_type_lines(types: &[ActionTypeInfo]) -> String {
+    if types.is_empty() {
+        return "(none: reply or wait)".to_owned();
+    }
+    types
+        .iter()
+        .map(|info| {
+            if info.description.trim().is_empty() {
+                format!("- {}", info.action_type)
+            } else {
+                format!("- {}: {}", info.action_type, one_line(&info.description))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn setting_lines(settings: &BTreeMap<String, Value>) -> String {
+    if settings.is_empty() {
+        return "(none)".to_owned();
+    }
+    settings
+        .iter()
+        .map(|(key, value)| format!("- {key} = {}", crate::input::to_json_string(value)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The prompt's variables for `request`.
+pub fn prompt_variables(request: &JudgeRequest) -> BTreeMap<String, Value> {
+    let situation = &request.situation;
+    let mut variables = BTreeMap::new();
+    let mut set = |key: &str, value: String| {
+        variables.insert(key.to_owned(), Value::from(value));
+    };
+    set("goal", one_line(&situation.goal));
+    set("external", observation(&situation.external));
+    set("internal", observation(&situation.internal));
+    set(
+        "instruction",
+        bounded(situation.instruction.clone().unwrap_or_default()),
+    );
+    set("memory", memory_lines(&request.memory));
+    set("action_types", action_type_lines(&request.action_types));
+    set("settings", setting_lines(&request.settings));
+    set(
+        "playbook",
+        bounded(request.playbook.clone().unwrap_or_default()),
+    );
+    set(
+        "log_tail",
+        bounded(request.log_tail.clone().unwrap_or_default()),
+    );
+    variables
+}
+
+/// Asks the judge once (and once more when the answer is unusable).
+pub async fn ask_judge(
+    llm: &impl Llm,
+    loader: &impl PromptLoader,
+    location: &JudgePromptLocation,
+    request: &JudgeRequest,
+) -> JudgeOutcome {
+    let prompt_request = PromptRequest {
+        working_dir: &location.working_dir,
+        agent_id: &location.agent_id,
+        c2: "judge",
+        c3: "next_action",
+        edition: "default",
+        adaptation: None,
+    };
+    let failed = JudgeOutcome::failed;
+    let resolved = match resolve_prompt(loader, &prompt_request).await {
+        Ok(resolved) => resolved,
+        Err(error) => return failed(format!("the judge's prompt: {error}"), None, 0),
+    };
+    let prompt = match render_prompt(&resolved.text, &prompt_variables(request)) {
+        Ok(prompt) => prompt,
+        Err(error) => {
+            return failed(
+                format!("the judge's prompt: {error}"),
+                Some(resolved.path),
+                0,
+            );
+        }
+    };
+    let asked = ask_structured::<ModelJudgement>(
+        llm,
+        &prompt,
+        &judgement_schema(),
+        1,
+        &NoLogger,
+        ParseOptions::default(),
+    )
+    .await;
+    let types: Vec<String> = request
+        .action_types
+        .iter()
+        .map(|info| info.action_type.clone())
+        .collect();
+    match asked.answer {
+        Err(error) => failed(error.to_string(), Some(resolved.path), asked.queries),
+        Ok(parsed) => match parsed.value.into_judgement(&types) {
+            Ok(judgement) => JudgeOutcome {
+                ok: true,
+                judgement: Some(judgement),
+                error: None,
+                prompt_path: Some(resolved.path),
+                queries: asked.queries,
+                repairs: parsed.repairs,
+            },
+            Err(error) => failed(error, Some(resolved.path), asked.queries),
+        },
+    }
+}
