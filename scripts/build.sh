@@ -34,5 +34,11 @@ build_module guard target/guard "$out/guard/wasm" --no-default-features
 
 cp src/wasm/entries/*.js src/wasm/entries/*.d.ts "$out/"
 cp src/wasm/entries/*.js src/wasm/entries/*.d.ts "$out/guard/"
+# The full module also carries the control loop's driver and log stores (plain modules over its exports).
+mkdir -p "$out/driver"
+cp src/wasm/driver/*.js src/wasm/driver/*.d.ts "$out/driver/"
+for entry in "$out"/node.js "$out"/browser.js "$out"/workerd.js "$out"/index.d.ts; do
+  printf 'export * from "./driver/index.js";\n' >>"$entry"
+done
 
 node scripts/size-budget.mjs "$out/wasm/${crate}_bg.wasm" "$out/guard/wasm/${crate}_bg.wasm"

@@ -50,7 +50,7 @@ fn judgement() -> impl Strategy<Value = Judgement> {
     ]
 }
 
-fn event() -> impl Strategy<Value = Event> {
+fn event() -> impl Strategy<Value = ControlEvent> {
     let answer = prop_oneof![
         Just("y"),
         Just("n"),
@@ -60,23 +60,25 @@ fn event() -> impl Strategy<Value = Event> {
         Just("x")
     ];
     prop_oneof![
-        (0..4u8).prop_map(|n| Event::SituationChanged {
+        (0..4u8).prop_map(|n| ControlEvent::SituationChanged {
             external: json!({ "n": n }),
             internal: json!({})
         }),
-        (0..6u64, judgement()).prop_map(|(judgement_id, judgement)| Event::JudgementReceived {
-            judgement_id,
-            judgement
+        (0..6u64, judgement()).prop_map(|(judgement_id, judgement)| {
+            ControlEvent::JudgementReceived {
+                judgement_id,
+                judgement,
+            }
         }),
-        (0..6u64).prop_map(|judgement_id| Event::JudgementFailed {
+        (0..6u64).prop_map(|judgement_id| ControlEvent::JudgementFailed {
             judgement_id,
             error: "e".to_owned()
         }),
-        (0..8u64, answer).prop_map(|(n, answer)| Event::ApprovalAnswered {
+        (0..8u64, answer).prop_map(|(n, answer)| ControlEvent::ApprovalAnswered {
             action_id: format!("a-{n}"),
             answer: answer.to_owned()
         }),
-        (0..8u64, any::<bool>()).prop_map(|(n, succeeded)| Event::ExecutionFinished {
+        (0..8u64, any::<bool>()).prop_map(|(n, succeeded)| ControlEvent::ExecutionFinished {
             action_id: format!("a-{n}"),
             succeeded,
             detail: "d".to_owned(),
@@ -90,16 +92,16 @@ fn event() -> impl Strategy<Value = Event> {
             Just("/dev whitelist remove read_board"),
             Just("x /dev whitelist add status_change"),
         ]
-        .prop_map(|text| Event::HumanMessage {
+        .prop_map(|text| ControlEvent::HumanMessage {
             text: text.to_owned()
         }),
         prop_oneof![Just("resume"), Just("discard"), Just("?")].prop_map(|answer| {
-            Event::InterruptionAnswered {
+            ControlEvent::InterruptionAnswered {
                 answer: answer.to_owned(),
             }
         }),
-        Just(Event::RevertSetting),
-        Just(Event::HostRestarted),
+        Just(ControlEvent::RevertSetting),
+        Just(ControlEvent::HostRestarted),
     ]
 }
 
@@ -115,10 +117,10 @@ proptest! {
             let before = state.clone();
             let (next, effects) = step(&state, event);
             for effect in &effects {
-                if let Effect::Execute { action } = effect {
-                    let approved_now = matches!(event, Event::ApprovalAnswered { action_id, answer }
+                if let ControlEffect::Execute { action } = effect {
+                    let approved_now = matches!(event, ControlEvent::ApprovalAnswered { action_id, answer }
                         if action_id == &action.id && answer.trim().eq_ignore_ascii_case("y"));
-                    let whitelisted_now = matches!(event, Event::JudgementReceived { .. })
+                    let whitelisted_now = matches!(event, ControlEvent::JudgementReceived { .. })
                         && action.purpose == Purpose::Task
                         && before.rules.whitelist.contains(&action.action_type);
                     prop_assert!(approved_now || whitelisted_now, "executed {action:?} on {event:?} from {before:?}");

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 /// A loop and everything it has asked the host to do so far.
 struct Host {
     state: ControlState,
-    effects: Vec<Effect>,
+    effects: Vec<ControlEffect>,
 }
 
 impl Host {
@@ -25,57 +25,57 @@ impl Host {
         }
     }
 
-    fn send(&mut self, event: Event) -> Vec<Effect> {
+    fn send(&mut self, event: ControlEvent) -> Vec<ControlEffect> {
         let (next, effects) = step(&self.state, &event);
         self.state = next;
         self.effects.extend(effects.clone());
         effects
     }
 
-    fn observe(&mut self, external: Value) -> Vec<Effect> {
-        self.send(Event::SituationChanged {
+    fn observe(&mut self, external: Value) -> Vec<ControlEffect> {
+        self.send(ControlEvent::SituationChanged {
             external,
             internal: json!({}),
         })
     }
 
-    fn judge(&mut self, judgement: Judgement) -> Vec<Effect> {
+    fn judge(&mut self, judgement: Judgement) -> Vec<ControlEffect> {
         let judgement_id = self.state.judgement_id;
-        self.send(Event::JudgementReceived {
+        self.send(ControlEvent::JudgementReceived {
             judgement_id,
             judgement,
         })
     }
 
-    fn answer(&mut self, answer: &str) -> Vec<Effect> {
+    fn answer(&mut self, answer: &str) -> Vec<ControlEffect> {
         let action_id = self
             .state
             .in_progress
             .as_ref()
             .map(|a| a.id.clone())
             .unwrap_or_default();
-        self.send(Event::ApprovalAnswered {
+        self.send(ControlEvent::ApprovalAnswered {
             action_id,
             answer: answer.to_owned(),
         })
     }
 
-    fn finish(&mut self, succeeded: bool, detail: &str) -> Vec<Effect> {
+    fn finish(&mut self, succeeded: bool, detail: &str) -> Vec<ControlEffect> {
         let action_id = self
             .state
             .in_progress
             .as_ref()
             .map(|a| a.id.clone())
             .unwrap_or_default();
-        self.send(Event::ExecutionFinished {
+        self.send(ControlEvent::ExecutionFinished {
             action_id,
             succeeded,
             detail: detail.to_owned(),
         })
     }
 
-    fn say(&mut self, text: &str) -> Vec<Effect> {
-        self.send(Event::HumanMessage {
+    fn say(&mut self, text: &str) -> Vec<ControlEffect> {
+        self.send(ControlEvent::HumanMessage {
             text: text.to_owned(),
         })
     }
@@ -90,26 +90,30 @@ fn close_ticket() -> Judgement {
     }
 }
 
-fn asks_judge(effects: &[Effect]) -> bool {
-    effects.iter().any(|e| matches!(e, Effect::AskJudge { .. }))
+fn asks_judge(effects: &[ControlEffect]) -> bool {
+    effects
+        .iter()
+        .any(|e| matches!(e, ControlEffect::AskJudge { .. }))
 }
 
-fn executes(effects: &[Effect]) -> bool {
-    effects.iter().any(|e| matches!(e, Effect::Execute { .. }))
+fn executes(effects: &[ControlEffect]) -> bool {
+    effects
+        .iter()
+        .any(|e| matches!(e, ControlEffect::Execute { .. }))
 }
 
-fn approval_request(effects: &[Effect]) -> Option<[String; 2]> {
+fn approval_request(effects: &[ControlEffect]) -> Option<[String; 2]> {
     effects.iter().find_map(|e| match e {
-        Effect::RequestApproval { lines, .. } => Some(lines.clone()),
+        ControlEffect::RequestApproval { lines, .. } => Some(lines.clone()),
         _ => None,
     })
 }
 
-fn chat(effects: &[Effect]) -> Vec<String> {
+fn chat(effects: &[ControlEffect]) -> Vec<String> {
     effects
         .iter()
         .filter_map(|e| match e {
-            Effect::ReportToChat { text } => Some(text.clone()),
+            ControlEffect::ReportToChat { text } => Some(text.clone()),
             _ => None,
         })
         .collect()
@@ -144,9 +148,9 @@ fn the_goal_is_always_part_of_what_is_judged() {
     // 「目的/目標は常に状況の一部として判断対象に含める」
     let mut host = Host::new(Rules::default());
     let effects = host.observe(json!({"T-7": "review"}));
-    let Some(Effect::AskJudge { situation, .. }) = effects
+    let Some(ControlEffect::AskJudge { situation, .. }) = effects
         .iter()
-        .find(|e| matches!(e, Effect::AskJudge { .. }))
+        .find(|e| matches!(e, ControlEffect::AskJudge { .. }))
     else {
         panic!("no judgement asked");
     };
@@ -167,16 +171,16 @@ fn the_llm_only_decides_the_machine_approves_executes_reports_and_saves() {
     assert!(
         reported
             .iter()
-            .any(|e| matches!(e, Effect::ReportToChat { .. }))
+            .any(|e| matches!(e, ControlEffect::ReportToChat { .. }))
     );
     assert!(reported.iter().any(|e| matches!(
         e,
-        Effect::AppendLog {
+        ControlEffect::AppendLog {
             channel: LogChannel::Execution,
             ..
         }
     )));
-    assert!(reported.contains(&Effect::PersistState));
+    assert!(reported.contains(&ControlEffect::PersistState));
 }
 
 // ---- 自律と承認 ----
@@ -235,7 +239,7 @@ fn approval_is_asked_once_just_before_execution_never_at_judgement_time() {
     assert_eq!(
         judged
             .iter()
-            .filter(|e| matches!(e, Effect::RequestApproval { .. }))
+            .filter(|e| matches!(e, ControlEffect::RequestApproval { .. }))
             .count(),
         1
     );
@@ -244,7 +248,10 @@ fn approval_is_asked_once_just_before_execution_never_at_judgement_time() {
         approval_request(&approved).is_none(),
         "asked once: y executes without asking again"
     );
-    assert!(matches!(approved.first(), Some(Effect::Execute { .. })));
+    assert!(matches!(
+        approved.first(),
+        Some(ControlEffect::Execute { .. })
+    ));
 }
 
 // ---- 承認フロー（詳細） ----
@@ -310,7 +317,11 @@ fn n_stops_and_ends_the_task() {
     // 「却下時: 停止して終了」
     let mut host = awaiting_approval();
     let effects = host.answer("n");
-    assert!(effects.iter().any(|e| matches!(e, Effect::Stop { .. })));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, ControlEffect::Stop { .. }))
+    );
     assert_eq!(host.state.mode, Mode::Stopped);
     assert!(host.state.in_progress.is_none() && host.state.intent.is_none());
     assert!(
@@ -345,7 +356,11 @@ fn a_failure_stops_at_once_is_reported_and_running_again_needs_approval() {
     let mut host = awaiting_approval();
     host.answer("y");
     let failed = host.finish(false, "HTTP 500 from the board");
-    assert!(failed.iter().any(|e| matches!(e, Effect::Stop { .. })));
+    assert!(
+        failed
+            .iter()
+            .any(|e| matches!(e, ControlEffect::Stop { .. }))
+    );
     assert!(
         chat(&failed)
             .iter()
@@ -365,7 +380,7 @@ fn a_failure_stops_at_once_is_reported_and_running_again_needs_approval() {
 fn after_a_failure_the_judge_gets_the_log_tail_once() {
     // 「ログの読者: 開発者 + SPECTRA（SPECTRAは失敗/エラー時のみ読む）」
     let mut host = awaiting_approval();
-    let Some(Effect::AskJudge {
+    let Some(ControlEffect::AskJudge {
         include_log_tail, ..
     }) = host.effects.first().cloned()
     else {
@@ -378,7 +393,7 @@ fn after_a_failure_the_judge_gets_the_log_tail_once() {
     let tails: Vec<bool> = next
         .iter()
         .filter_map(|e| match e {
-            Effect::AskJudge {
+            ControlEffect::AskJudge {
                 include_log_tail, ..
             } => Some(*include_log_tail),
             _ => None,
@@ -389,7 +404,7 @@ fn after_a_failure_the_judge_gets_the_log_tail_once() {
     let later = host.observe(json!({"calm": true}));
     assert!(later.iter().any(|e| matches!(
         e,
-        Effect::AskJudge {
+        ControlEffect::AskJudge {
             include_log_tail: false,
             ..
         }
@@ -405,10 +420,10 @@ fn a_human_message_interrupts_judging_at_once_and_aborts_the_llm_call() {
     host.observe(json!({"T-7": "review"}));
     let judgement_id = host.state.judgement_id;
     let effects = host.say("stop, look at T-9 first");
-    assert!(effects.contains(&Effect::AbortJudge { judgement_id }));
+    assert!(effects.contains(&ControlEffect::AbortJudge { judgement_id }));
     assert_eq!(host.state.mode, Mode::Interrupted);
     // The aborted judgement's late answer is ignored.
-    let late = host.send(Event::JudgementReceived {
+    let late = host.send(ControlEvent::JudgementReceived {
         judgement_id,
         judgement: close_ticket(),
     });
@@ -432,13 +447,13 @@ fn an_interrupted_task_is_summarised_and_resume_or_discard_is_asked() {
         "the withdrawn approval cannot be answered"
     );
     assert!(
-        chat(&host.send(Event::InterruptionAnswered {
+        chat(&host.send(ControlEvent::InterruptionAnswered {
             answer: "later".to_owned()
         }))
         .iter()
         .any(|l| l.contains("resume / discard"))
     );
-    let resumed = host.send(Event::InterruptionAnswered {
+    let resumed = host.send(ControlEvent::InterruptionAnswered {
         answer: " Resume ".to_owned(),
     });
     assert_eq!(
@@ -452,12 +467,12 @@ fn an_interrupted_task_is_summarised_and_resume_or_discard_is_asked() {
 fn discarding_an_interrupted_task_drops_it_and_the_instruction_is_judged() {
     let mut host = awaiting_approval();
     host.say("look at T-9 first");
-    let effects = host.send(Event::InterruptionAnswered {
+    let effects = host.send(ControlEvent::InterruptionAnswered {
         answer: "discard".to_owned(),
     });
-    let Some(Effect::AskJudge { situation, .. }) = effects
+    let Some(ControlEffect::AskJudge { situation, .. }) = effects
         .iter()
-        .find(|e| matches!(e, Effect::AskJudge { .. }))
+        .find(|e| matches!(e, ControlEffect::AskJudge { .. }))
     else {
         panic!("the instruction is judged");
     };
@@ -478,12 +493,12 @@ fn an_apply_already_sent_is_awaited_and_recorded_never_abandoned() {
     assert!(
         !during
             .iter()
-            .any(|e| matches!(e, Effect::AbortJudge { .. }))
+            .any(|e| matches!(e, ControlEffect::AbortJudge { .. }))
     );
     let finished = host.finish(true, "status is done");
     assert!(finished.iter().any(|e| matches!(
         e,
-        Effect::AppendLog {
+        ControlEffect::AppendLog {
             channel: LogChannel::Execution,
             ..
         }
@@ -531,8 +546,8 @@ fn a_developer_may_override_the_goal_the_task_and_the_rules_and_it_is_logged() {
     let mut host = awaiting_approval();
     let goal = host.say("/dev goal release 1.0");
     assert_eq!(host.state.situation.goal, "release 1.0");
-    let logged = |effects: &[Effect]| {
-        effects.iter().any(|e| matches!(e, Effect::AppendLog { channel: LogChannel::Cli, record } if record.event_summary.starts_with("privileged:")))
+    let logged = |effects: &[ControlEffect]| {
+        effects.iter().any(|e| matches!(e, ControlEffect::AppendLog { channel: LogChannel::Cli, record } if record.event_summary.starts_with("privileged:")))
     };
     assert!(logged(&goal));
     let discard = host.say("/dev discard");
@@ -540,7 +555,7 @@ fn a_developer_may_override_the_goal_the_task_and_the_rules_and_it_is_logged() {
     assert!(host.state.in_progress.is_none() && host.state.mode == Mode::Idle);
     let rules = host.say("/dev whitelist add status_change");
     assert!(rules.iter().any(
-        |e| matches!(e, Effect::PersistRules { rules } if rules.whitelist == ["status_change"])
+        |e| matches!(e, ControlEffect::PersistRules { rules } if rules.whitelist == ["status_change"])
     ));
     assert!(logged(&rules));
     let unknown = host.say("/dev reboot now");
@@ -565,14 +580,14 @@ fn a_rule_change_needs_approval_is_persisted_after_it_and_applies_at_once() {
     assert!(
         !proposed
             .iter()
-            .any(|e| matches!(e, Effect::PersistRules { .. })),
+            .any(|e| matches!(e, ControlEffect::PersistRules { .. })),
         "nothing persisted before approval"
     );
     let approved = host.answer("y");
     assert!(
         approved
             .iter()
-            .any(|e| matches!(e, Effect::PersistRules { .. }))
+            .any(|e| matches!(e, ControlEffect::PersistRules { .. }))
     );
     assert_eq!(host.state.rules.whitelist, ["read_board"]);
     host.observe(json!({"next": 1}));
@@ -603,9 +618,13 @@ fn a_rule_that_cannot_apply_at_once_stops_shows_restart_steps_and_offers_an_appr
     assert!(
         approved
             .iter()
-            .any(|e| matches!(e, Effect::PersistRules { .. }))
+            .any(|e| matches!(e, ControlEffect::PersistRules { .. }))
     );
-    assert!(approved.iter().any(|e| matches!(e, Effect::Stop { .. })));
+    assert!(
+        approved
+            .iter()
+            .any(|e| matches!(e, ControlEffect::Stop { .. }))
+    );
     assert!(
         chat(&approved)
             .iter()
@@ -616,7 +635,7 @@ fn a_rule_that_cannot_apply_at_once_stops_shows_restart_steps_and_offers_an_appr
     assert!(!executes(&approved), "the restart itself needs approval");
     let yes = host.answer("y");
     assert!(
-        matches!(yes.first(), Some(Effect::Execute { action }) if action.action_type == "restart")
+        matches!(yes.first(), Some(ControlEffect::Execute { action }) if action.action_type == "restart")
     );
 }
 
@@ -641,7 +660,7 @@ fn self_modification_is_small_reversible_settings_only_and_needs_approval() {
     assert!(approval_request(&proposed).unwrap()[0].contains("from 60 to 30"));
     host.answer("y");
     assert_eq!(host.state.settings["poll_seconds"], json!(30));
-    host.send(Event::RevertSetting);
+    host.send(ControlEvent::RevertSetting);
     assert_eq!(
         host.state.settings["poll_seconds"],
         json!(60),
@@ -693,11 +712,11 @@ fn reports_go_to_the_chat_only_and_are_short() {
 fn the_execution_log_is_written_only_when_an_action_completes_with_the_seed_fields() {
     // 「実行ログ形式: JSON（フィールド: time, event_summary, cause, impact_scope）」「実行ログのタイミング: 完了時のみ」
     let mut host = awaiting_approval();
-    let execution_logs = |effects: &[Effect]| {
+    let execution_logs = |effects: &[ControlEffect]| {
         effects
             .iter()
             .filter_map(|e| match e {
-                Effect::AppendLog {
+                ControlEffect::AppendLog {
                     channel: LogChannel::Execution,
                     record,
                 } => Some(record.clone()),
@@ -740,7 +759,7 @@ fn the_state_is_the_minimal_set_and_memory_is_bounded() {
         Some("move ticket T-7 from review to done")
     );
     assert!(
-        matches!(&host.state.last_result, Some(ActionResult { outcome: Outcome::Succeeded { summary }, .. }) if summary == "run 9")
+        matches!(&host.state.last_result, Some(ActionResult { succeeded: true, detail, .. }) if detail == "run 9")
     );
 }
 
@@ -748,20 +767,20 @@ fn the_state_is_the_minimal_set_and_memory_is_bounded() {
 fn stale_and_foreign_answers_change_nothing() {
     let host = awaiting_approval();
     for event in [
-        Event::ApprovalAnswered {
+        ControlEvent::ApprovalAnswered {
             action_id: "a-999".to_owned(),
             answer: "y".to_owned(),
         },
-        Event::ExecutionFinished {
+        ControlEvent::ExecutionFinished {
             action_id: "a-1".to_owned(),
             succeeded: true,
             detail: "x".to_owned(),
         },
-        Event::JudgementReceived {
+        ControlEvent::JudgementReceived {
             judgement_id: 0,
             judgement: close_ticket(),
         },
-        Event::InterruptionAnswered {
+        ControlEvent::InterruptionAnswered {
             answer: "resume".to_owned(),
         },
     ] {
@@ -775,7 +794,7 @@ fn stale_and_foreign_answers_change_nothing() {
 fn after_a_restart_the_waiting_question_is_asked_again_and_a_running_action_is_never_re_run() {
     // 状態保存は機械の責務: whatever the host was doing is lost in a restart; the state says what it was.
     let mut waiting = awaiting_approval();
-    let asked_again = waiting.send(Event::HostRestarted);
+    let asked_again = waiting.send(ControlEvent::HostRestarted);
     assert!(
         approval_request(&asked_again).is_some(),
         "the approval is asked again"
@@ -786,7 +805,7 @@ fn after_a_restart_the_waiting_question_is_asked_again_and_a_running_action_is_n
     let mut judging = Host::new(Rules::default());
     judging.observe(json!({ "tickets": 1 }));
     let before = judging.state.judgement_id;
-    let rejudged = judging.send(Event::HostRestarted);
+    let rejudged = judging.send(ControlEvent::HostRestarted);
     assert!(asks_judge(&rejudged), "a lost judgement is asked again");
     assert!(
         judging.state.judgement_id > before,
@@ -795,7 +814,7 @@ fn after_a_restart_the_waiting_question_is_asked_again_and_a_running_action_is_n
 
     let mut executing = awaiting_approval();
     assert!(executes(&executing.answer("y")));
-    let after = executing.send(Event::HostRestarted);
+    let after = executing.send(ControlEvent::HostRestarted);
     assert!(
         !executes(&after),
         "an action whose outcome is unknown is never run again by itself"

@@ -3,7 +3,7 @@
 #![no_main]
 
 use agent_governor::control::{
-    ControlState, Effect, Event, Judgement, Purpose, RuleChange, Rules, step,
+    ControlState, ControlEffect, ControlEvent, Judgement, Purpose, RuleChange, Rules, step,
 };
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
@@ -55,21 +55,21 @@ fn judgement(byte: u8) -> Judgement {
     }
 }
 
-fn event(kind: u8, arg: u8) -> Event {
+fn event(kind: u8, arg: u8) -> ControlEvent {
     let small = u64::from(arg % 8);
     match kind % 9 {
-        0 => Event::SituationChanged { external: json!({ "n": arg % 4 }), internal: json!({}) },
-        1 => Event::JudgementReceived { judgement_id: small, judgement: judgement(arg) },
-        2 => Event::JudgementFailed { judgement_id: small, error: "e".to_owned() },
-        3 => Event::ApprovalAnswered {
+        0 => ControlEvent::SituationChanged { external: json!({ "n": arg % 4 }), internal: json!({}) },
+        1 => ControlEvent::JudgementReceived { judgement_id: small, judgement: judgement(arg) },
+        2 => ControlEvent::JudgementFailed { judgement_id: small, error: "e".to_owned() },
+        3 => ControlEvent::ApprovalAnswered {
             action_id: format!("a-{small}"),
             answer: ANSWERS[usize::from(arg / 8) % ANSWERS.len()].to_owned(),
         },
-        4 => Event::ExecutionFinished { action_id: format!("a-{small}"), succeeded: arg & 0x80 == 0, detail: "d".to_owned() },
-        5 => Event::HumanMessage { text: MESSAGES[usize::from(arg) % MESSAGES.len()].to_owned() },
-        6 => Event::InterruptionAnswered { answer: ["resume", "discard", "?"][usize::from(arg) % 3].to_owned() },
-        7 => Event::RevertSetting,
-        _ => Event::HostRestarted,
+        4 => ControlEvent::ExecutionFinished { action_id: format!("a-{small}"), succeeded: arg & 0x80 == 0, detail: "d".to_owned() },
+        5 => ControlEvent::HumanMessage { text: MESSAGES[usize::from(arg) % MESSAGES.len()].to_owned() },
+        6 => ControlEvent::InterruptionAnswered { answer: ["resume", "discard", "?"][usize::from(arg) % 3].to_owned() },
+        7 => ControlEvent::RevertSetting,
+        _ => ControlEvent::HostRestarted,
     }
 }
 
@@ -80,10 +80,10 @@ fuzz_target!(|data: &[u8]| {
         let event = event(pair[0], pair[1]);
         let (next, effects) = step(&state, &event);
         for effect in &effects {
-            if let Effect::Execute { action } = effect {
-                let approved = matches!(&event, Event::ApprovalAnswered { action_id, answer }
+            if let ControlEffect::Execute { action } = effect {
+                let approved = matches!(&event, ControlEvent::ApprovalAnswered { action_id, answer }
                     if action_id == &action.id && answer.trim().eq_ignore_ascii_case("y"));
-                let whitelisted = matches!(&event, Event::JudgementReceived { .. })
+                let whitelisted = matches!(&event, ControlEvent::JudgementReceived { .. })
                     && action.purpose == Purpose::Task
                     && state.rules.whitelist.contains(&action.action_type);
                 assert!(approved || whitelisted, "executed {action:?} on {event:?}");

@@ -36,8 +36,8 @@ pub enum Judgement {
 
 /// Something the loop must react to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(tag = "event", rename = "ControlEvent", rename_all = "snake_case")]
-pub enum Event {
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ControlEvent {
     /// The host observed the situation (any part may change; the goal only through a developer).
     SituationChanged {
         #[tsify(type = "unknown")]
@@ -74,8 +74,8 @@ pub enum Event {
 
 /// What the loop asks the host to do, in order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(tag = "effect", rename = "ControlEffect", rename_all = "snake_case")]
-pub enum Effect {
+#[serde(tag = "effect", rename_all = "snake_case")]
+pub enum ControlEffect {
     /// Ask the judge about `situation` (the goal is part of it), with the memory of past results; with
     /// `include_log_tail`, also the last lines of the execution log (only after a failure or an error).
     AskJudge {

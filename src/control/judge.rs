@@ -5,7 +5,7 @@
 //! never makes the loop act by default.
 
 use super::judgement_answer::{ModelJudgement, judgement_schema};
-use super::state::{ActionResult, Outcome, Situation};
+use super::state::{ActionResult, Situation};
 use super::text::one_line;
 use crate::llm::{ParseOptions, ask_structured};
 use crate::ports::{Llm, NoLogger, PromptLoader};
@@ -116,9 +116,10 @@ fn memory_lines(memory: &[ActionResult]) -> String {
         .iter()
         .map(|result| {
             let action = &result.action;
-            let outcome = match &result.outcome {
-                Outcome::Succeeded { summary } => format!("done ({summary})"),
-                Outcome::Failed { cause } => format!("FAILED ({cause})"),
+            let outcome = if result.succeeded {
+                format!("done ({})", result.detail)
+            } else {
+                format!("FAILED ({})", result.detail)
             };
             format!(
                 "- {} [{}] {}: {outcome}",

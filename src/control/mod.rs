@@ -1,8 +1,8 @@
 //! The control loop of seed 002: the machine observes, the LLM only judges, the machine asks the human,
 //! executes and reports; failures stop; humans interrupt and always win.
 //!
-//! The core is sans-IO: [`step`] takes the state and one [`Event`] and returns the next state and the
-//! [`Effect`]s the host performs (ask the judge, request approval, execute, report, log, persist, stop).
+//! The core is sans-IO: [`step`] takes the state and one [`ControlEvent`] and returns the next state and the
+//! [`ControlEffect`]s the host performs (ask the judge, request approval, execute, report, log, persist, stop).
 //! The state is plain data that survives a restart: an approval that was waiting is still waiting.
 
 pub mod event;
@@ -14,9 +14,9 @@ pub mod state;
 pub mod step;
 pub mod text;
 
-pub use event::{Effect, Event, Judgement, LogChannel, LogRecord};
+pub use event::{ControlEffect, ControlEvent, Judgement, LogChannel, LogRecord};
 pub use state::{
-    Action, ActionResult, ControlState, InterruptedTask, Mode, Outcome, Purpose, Reversal,
-    RuleChange, Rules, Situation,
+    Action, ActionResult, ControlState, InterruptedTask, Mode, Purpose, Reversal, RuleChange,
+    Rules, Situation,
 };
 pub use step::step;

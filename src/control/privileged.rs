@@ -8,7 +8,7 @@
 //! - `/dev whitelist add <type>` / `/dev whitelist remove <type>`
 //! - `/dev prefix <token>`: a new privileged prefix
 
-use super::event::{Effect, LogChannel};
+use super::event::{ControlEffect, LogChannel};
 use super::state::Mode;
 use super::step::Machine as StepMachine;
 use super::text::one_line;
@@ -79,7 +79,7 @@ fn discard(machine: &mut StepMachine) -> Result<String, String> {
         }
         Mode::Judging => {
             let judgement_id = state.judgement_id;
-            machine.push(Effect::AbortJudge { judgement_id });
+            machine.push(ControlEffect::AbortJudge { judgement_id });
         }
         _ => {}
     }
@@ -113,7 +113,7 @@ fn whitelist(machine: &mut StepMachine, action_type: &str, add: bool) -> Result<
         rules.whitelist.retain(|entry| entry != action_type);
     }
     let rules = rules.clone();
-    machine.push(Effect::PersistRules { rules });
+    machine.push(ControlEffect::PersistRules { rules });
     Ok(if add {
         format!("{action_type} is auto-approved")
     } else {
@@ -125,6 +125,6 @@ fn set_prefix(machine: &mut StepMachine, token: &str) -> Result<String, String> 
     let rules = &mut machine.state_mut().rules;
     rules.privileged_prefix = token.to_owned();
     let rules = rules.clone();
-    machine.push(Effect::PersistRules { rules });
+    machine.push(ControlEffect::PersistRules { rules });
     Ok(format!("the developer prefix is now {token}"))
 }

@@ -73,7 +73,11 @@ pub enum Purpose {
     /// A change of the loop's rules; applied by the loop itself once approved.
     RuleChange { change: RuleChange },
     /// A small, reversible change of one agent setting; applied by the loop itself once approved.
-    SelfModification { key: String, value: Value },
+    SelfModification {
+        key: String,
+        #[tsify(type = "unknown")]
+        value: Value,
+    },
     /// Restarting the host so that a rule that could not apply at once takes effect.
     Restart,
 }
@@ -138,20 +142,13 @@ impl Default for Rules {
     }
 }
 
-/// How an action ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
-#[serde(tag = "outcome", rename = "ActionOutcome", rename_all = "snake_case")]
-pub enum Outcome {
-    Succeeded { summary: String },
-    Failed { cause: String },
-}
-
-/// The last result, and each entry of the memory.
+/// The last result, and each entry of the memory: the action and how it ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 pub struct ActionResult {
     pub action: Action,
-    #[serde(flatten)]
-    pub outcome: Outcome,
+    pub succeeded: bool,
+    /// What happened (on success) or the short technical cause (on failure), one line.
+    pub detail: String,
 }
 
 /// A task a human interrupted: what it was doing, for the resume-or-discard question.

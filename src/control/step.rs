@@ -2,9 +2,9 @@
 //! randomness: the same state and event always give the same next state and effects, so the host can
 //! persist, replay and test it.
 
-use super::event::{Effect, Event, Judgement, LogChannel, LogRecord};
+use super::event::{ControlEffect, ControlEvent, Judgement, LogChannel, LogRecord};
 use super::privileged;
-use super::state::{Action, ActionResult, ControlState, InterruptedTask, Mode, Outcome, Purpose};
+use super::state::{Action, ActionResult, ControlState, InterruptedTask, Mode, Purpose};
 use super::text::{
     ResumeOrDiscard, YesNo, approval_lines, describe_rule_change, one_line, read_resume_or_discard,
     read_yes_no, report,
@@ -15,7 +15,7 @@ use serde_json::Value;
 pub const MAX_SETTING_BYTES: usize = 1024;
 
 /// Applies `event` to `state`: the next state and what the host must do, in order.
-pub fn step(state: &ControlState, event: &Event) -> (ControlState, Vec<Effect>) {
+pub fn step(state: &ControlState, event: &ControlEvent) -> (ControlState, Vec<ControlEffect>) {
     let mut machine = Machine {
         state: state.clone(),
         effects: Vec::new(),
@@ -27,16 +27,16 @@ pub fn step(state: &ControlState, event: &Event) -> (ControlState, Vec<Effect>) 
 /// One step in progress: the state being changed and the effects so far.
 pub(super) struct Machine {
     state: ControlState,
-    effects: Vec<Effect>,
+    effects: Vec<ControlEffect>,
 }
 
 impl Machine {
-    fn handle(&mut self, event: &Event) {
+    fn handle(&mut self, event: &ControlEvent) {
         match event {
-            Event::SituationChanged { external, internal } => {
+            ControlEvent::SituationChanged { external, internal } => {
                 self.situation_changed(external, internal);
             }
-            Event::JudgementReceived {
+            ControlEvent::JudgementReceived {
                 judgement_id,
                 judgement,
             } => {
@@ -44,7 +44,7 @@ impl Machine {
                     self.judged(judgement);
                 }
             }
-            Event::JudgementFailed {
+            ControlEvent::JudgementFailed {
                 judgement_id,
                 error,
             } => {
@@ -52,18 +52,18 @@ impl Machine {
                     self.judge_failed(error);
                 }
             }
-            Event::ApprovalAnswered { action_id, answer } => {
+            ControlEvent::ApprovalAnswered { action_id, answer } => {
                 self.approval_answered(action_id, answer);
             }
-            Event::ExecutionFinished {
+            ControlEvent::ExecutionFinished {
                 action_id,
                 succeeded,
                 detail,
             } => self.execution_finished(action_id, *succeeded, detail),
-            Event::HumanMessage { text } => self.human_message(text),
-            Event::InterruptionAnswered { answer } => self.interruption_answered(answer),
-            Event::RevertSetting => self.revert_setting(),
-            Event::HostRestarted => self.host_restarted(),
+            ControlEvent::HumanMessage { text } => self.human_message(text),
+            ControlEvent::InterruptionAnswered { answer } => self.interruption_answered(answer),
+            ControlEvent::RevertSetting => self.revert_setting(),
+            ControlEvent::HostRestarted => self.host_restarted(),
         }
     }
 
@@ -91,7 +91,7 @@ impl Machine {
     fn ask_judge(&mut self) {
         self.state.judgement_id += 1;
         self.state.mode = Mode::Judging;
-        self.effects.push(Effect::AskJudge {
+        self.effects.push(ControlEffect::AskJudge {
             judgement_id: self.state.judgement_id,
             situation: self.state.situation.clone(),
             memory: self.state.memory.iter().cloned().collect(),
@@ -247,7 +247,7 @@ impl Machine {
 
     /// Asked once, just before execution: the two lines, then the loop is idle until y or n.
     fn request_approval(&mut self, action: Action) {
-        self.effects.push(Effect::RequestApproval {
+        self.effects.push(ControlEffect::RequestApproval {
             action_id: action.id.clone(),
             lines: approval_lines(&action),
         });
@@ -272,7 +272,7 @@ impl Machine {
         };
         match read_yes_no(answer) {
             // Anything but y or n asks again; nothing is ever assumed.
-            None => self.effects.push(Effect::RequestApproval {
+            None => self.effects.push(ControlEffect::RequestApproval {
                 action_id: action.id.clone(),
                 lines: approval_lines(&action),
             }),
@@ -331,7 +331,7 @@ impl Machine {
         for (key, value) in &change.host_settings {
             rules.host_settings.insert(key.clone(), value.clone());
         }
-        self.effects.push(Effect::PersistRules {
+        self.effects.push(ControlEffect::PersistRules {
             rules: self.state.rules.clone(),
         });
         if change.applies_at_once() {
@@ -352,7 +352,7 @@ impl Machine {
             Value::Null,
             Purpose::Restart,
         );
-        self.effects.push(Effect::RequestApproval {
+        self.effects.push(ControlEffect::RequestApproval {
             action_id: restart.id.clone(),
             lines: approval_lines(&restart),
         });
@@ -364,7 +364,7 @@ impl Machine {
     // ---- execute and report ----
 
     fn execute(&mut self, action: Action) {
-        self.effects.push(Effect::Execute {
+        self.effects.push(ControlEffect::Execute {
             action: action.clone(),
         });
         self.state.in_progress = Some(action);
@@ -382,18 +382,10 @@ impl Machine {
 
     /// Logged only on completion, always; reported to the chat, short.
     fn complete(&mut self, action: &Action, succeeded: bool, detail: &str) {
-        let outcome = if succeeded {
-            Outcome::Succeeded {
-                summary: one_line(detail),
-            }
-        } else {
-            Outcome::Failed {
-                cause: one_line(detail),
-            }
-        };
         self.state.remember(ActionResult {
             action: action.clone(),
-            outcome,
+            succeeded,
+            detail: one_line(detail),
         });
         self.log(
             LogChannel::Execution,
@@ -451,7 +443,7 @@ impl Machine {
             action.parameters.clone(),
             action.purpose.clone(),
         );
-        self.effects.push(Effect::RequestApproval {
+        self.effects.push(ControlEffect::RequestApproval {
             action_id: rerun.id.clone(),
             lines: approval_lines(&rerun),
         });
@@ -470,7 +462,7 @@ impl Machine {
             Mode::Judging => self.ask_judge(),
             Mode::AwaitingApproval | Mode::Stopped => {
                 if let Some(action) = self.state.in_progress.clone() {
-                    self.effects.push(Effect::RequestApproval {
+                    self.effects.push(ControlEffect::RequestApproval {
                         action_id: action.id.clone(),
                         lines: approval_lines(&action),
                     });
@@ -511,7 +503,7 @@ impl Machine {
                 self.ask_judge();
             }
             Mode::Judging => {
-                self.effects.push(Effect::AbortJudge {
+                self.effects.push(ControlEffect::AbortJudge {
                     judgement_id: self.state.judgement_id,
                 });
                 self.interrupt(
@@ -605,13 +597,13 @@ impl Machine {
     // ---- effects ----
 
     pub(super) fn chat(&mut self, text: &str) {
-        self.effects.push(Effect::ReportToChat {
+        self.effects.push(ControlEffect::ReportToChat {
             text: one_line(text),
         });
     }
 
     pub(super) fn log(&mut self, channel: LogChannel, summary: &str, cause: &str, scope: &str) {
-        self.effects.push(Effect::AppendLog {
+        self.effects.push(ControlEffect::AppendLog {
             channel,
             record: LogRecord {
                 event_summary: one_line(summary),
@@ -622,19 +614,19 @@ impl Machine {
     }
 
     fn stop(&mut self, reason: &str) {
-        self.effects.push(Effect::Stop {
+        self.effects.push(ControlEffect::Stop {
             reason: one_line(reason),
         });
     }
 
     pub(super) fn persist(&mut self) {
-        if !self.effects.contains(&Effect::PersistState) {
-            self.effects.push(Effect::PersistState);
+        if !self.effects.contains(&ControlEffect::PersistState) {
+            self.effects.push(ControlEffect::PersistState);
         } else {
             // Persist once, after everything else this step did.
             self.effects
-                .retain(|effect| effect != &Effect::PersistState);
-            self.effects.push(Effect::PersistState);
+                .retain(|effect| effect != &ControlEffect::PersistState);
+            self.effects.push(ControlEffect::PersistState);
         }
     }
 
@@ -644,7 +636,7 @@ impl Machine {
         &mut self.state
     }
 
-    pub(super) fn push(&mut self, effect: Effect) {
+    pub(super) fn push(&mut self, effect: ControlEffect) {
         self.effects.push(effect);
     }
 

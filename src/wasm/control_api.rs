@@ -9,7 +9,7 @@ use super::ports::optional_function;
 use crate::control::judge::{JudgePromptLocation, JudgeRequest, ask_judge};
 use crate::control::judgement_answer::judgement_schema;
 use crate::control::log::{DEFAULT_LOG_LIMIT_BYTES, execution_line, otel_record, retained, tail};
-use crate::control::{ControlState, Event, LogChannel, LogRecord, Rules, step};
+use crate::control::{ControlEvent, ControlState, LogChannel, LogRecord, Rules, step};
 use crate::input::InputError;
 use js_sys::{Object, Promise, Reflect};
 use serde::Deserialize;
@@ -44,6 +44,107 @@ export interface JudgeSetup {
   loadPrompt?: PromptLoaderFn;
   workingDir?: string;
   agentId?: string;
+}
+
+/** Where the loop's logs go: the seed's channels as JSON lines, trimmed to a size limit by whole lines. */
+export interface LogStore {
+  append(channel: LogChannel, line: string): void | Promise<void>;
+  /** The last `lines` lines (200 to 500), oldest first, as one text. */
+  tail(channel: LogChannel, lines: number): string | Promise<string>;
+  /** Bytes kept. */
+  size(channel: LogChannel): number | Promise<number>;
+}
+
+/** Where the loop's state (and its rules) are saved on every `persist_state` / `persist_rules`. */
+export interface ControlStorage {
+  save(state: ControlState): void | Promise<void>;
+  saveRules?(rules: Rules): void | Promise<void>;
+}
+
+/** What the human is asked: exactly two lines (what will be executed; the impact scope), y or n. */
+export interface ApprovalRequest {
+  actionId: string;
+  lines: [string, string];
+  action: Action;
+}
+
+/** A skill for actions that are not state changes: resolves to the outcome; a throw is a failure. */
+export type ActionSkill = (action: Action) => { succeeded: boolean; detail?: string } | Promise<{ succeeded: boolean; detail?: string }>;
+
+/** What the judge is called with: the QueryFn options and the signal that aborts it when a human interrupts. */
+export interface JudgeQueryOptions extends QueryOptions {
+  signal: AbortSignal;
+}
+
+export interface ControlLoopConfig {
+  /** The goal; always part of what is judged. Ignored when `state` is given. */
+  goal: string;
+  whitelist?: string[];
+  privilegedPrefix?: string;
+  settings?: Record<string, unknown>;
+  memoryLimit?: number;
+  /** A persisted state to continue from (after a restart): what was waiting is asked again. */
+  state?: ControlState;
+  /** The model that judges (the built-in `openAICompatible(...)` is one); it gets `options.signal`. */
+  judge: (prompt: string, options: JudgeQueryOptions) => QueryReply | Promise<QueryReply>;
+  prompts?: JudgeSetup;
+  /** One-line descriptions of the action types, for the judge. */
+  actionTypes?: Record<string, string>;
+  /** Shows the approval request; may return the answer ("y" / "n"), or the host calls `loop.answer`. */
+  approve?: (request: ApprovalRequest) => void | string | Promise<void | string>;
+  /** By action type: an ExecutorSkill applies a state change through the Executor (parameters node_id, from, to); a function runs anything else. */
+  skills?: Record<string, ExecutorSkill | ActionSkill>;
+  /** The chat channel: short reports, replies and questions. */
+  chat?: (text: string) => void;
+  /** The three logs; `memoryLogStore()` when omitted. */
+  logs?: LogStore;
+  storage?: ControlStorage;
+  /** Where confirmations are kept; a new MemoryStore when omitted. */
+  store?: ConfirmationStore;
+  /** The key that signs the confirmation a y issues; a random one per loop when omitted. */
+  signer?: SignerKey;
+  now?: () => number;
+  audit?: (record: AuditRecord) => void | Promise<void>;
+  language?: Language;
+  /** Checks whether a step is complete before success is reported; its pendingActions become the next situation. */
+  closer?: Closer;
+  /** Reviews an executor's result before it is reported. */
+  watcher?: Watcher;
+  /** After a task ends: the Reflector's lessons go into the playbook the judge reads. */
+  reflection?: { reflector: Reflector; store: ConfirmationStore; playbook?: string; dataset?: string };
+  /** Restarts the host (offered, with approval, when a rule needs a restart). */
+  restart?: () => void | Promise<void>;
+  /** Each log record as a GenAI-style span or event. */
+  telemetry?: (record: OtelLogRecord) => void;
+  onEffect?: (effect: ControlEffect, state: ControlState) => void;
+  onJudgement?: (outcome: JudgeOutcome) => void;
+  /** A port that threw or rejected (the loop goes on; a failed Apply is reported by the step). */
+  onError?: (error: AgentGovernorError) => void;
+}
+
+/** `governor.loop(config)`: `closer: true` / `watcher: true` take them from the governor, and so does `reflection.reflector`. */
+export type GovernorLoopConfig = Omit<ControlLoopConfig, "closer" | "watcher" | "reflection"> & {
+  closer?: Closer | true;
+  watcher?: Watcher | true;
+  reflection?: { reflector?: Reflector; store: ConfirmationStore; playbook?: string; dataset?: string };
+};
+
+/** A governed agent. */
+export interface ControlLoop {
+  /** The situation changed: a change starts a judgement when the loop is idle. */
+  observe(situation: { external?: unknown; internal?: unknown }): void;
+  /** y / n to the pending approval (of `actionId` when given), or resume / discard after an interruption. */
+  answer(text: string, actionId?: string): void;
+  /** A human message (it always wins), or a developer command after the privileged prefix. */
+  say(text: string): void;
+  /** Undoes the most recent self-modification. */
+  revert(): void;
+  state(): ControlState;
+  playbook(): string | null;
+  /** Resolves once nothing is in flight. */
+  settled(): Promise<void>;
+  /** Aborts an in-flight judgement, starts nothing new, awaits an Apply already sent. */
+  stop(): Promise<void>;
 }
 
 /** A GenAI-style span (`invoke_agent`, `execute_tool`) or event (an approval) for an OpenTelemetry collector. */
@@ -123,12 +224,12 @@ pub fn control_step(
     #[wasm_bindgen(unchecked_param_type = "ControlEvent")] event: JsValue,
 ) -> Result<JsValue, JsValue> {
     let state: ControlState = from_js("state", &state).map_err(invalid)?;
-    let event: Event = from_js("event", &event).map_err(invalid)?;
+    let event: ControlEvent = from_js("event", &event).map_err(invalid)?;
     let (next, effects) = step(&state, &event);
     #[derive(serde::Serialize)]
     struct StepResult<'a> {
         state: &'a ControlState,
-        effects: &'a [crate::control::Effect],
+        effects: &'a [crate::control::ControlEffect],
     }
     Ok(to_js(&StepResult {
         state: &next,

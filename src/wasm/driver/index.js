@@ -1,0 +1,25 @@
+// The package's JavaScript side of the control loop: the driver and the log stores, and
+// `governor.loop(config)`, which fills the loop's components from the governor's ports.
+import { Governor } from "../wasm/agent_governor.js";
+import { createControlLoop } from "./control-loop.js";
+
+export { createControlLoop } from "./control-loop.js";
+export { DEFAULT_LOG_LIMIT_BYTES, LOG_CHANNELS, indexedDbLogStore, memoryLogStore } from "./log-stores.js";
+
+const DEFAULT_AGENT = { workingDir: "", agentId: "governor" };
+
+Object.defineProperty(Governor.prototype, "loop", {
+  configurable: true,
+  writable: true,
+  value: function loop(config) {
+    if (config === null || typeof config !== "object") return createControlLoop(config);
+    const filled = { ...config };
+    // `true` asks for the component from this governor, with its ports injected.
+    if (config.closer === true) filled.closer = this.closer(DEFAULT_AGENT);
+    if (config.watcher === true) filled.watcher = this.watcher(DEFAULT_AGENT);
+    if (config.reflection && typeof config.reflection === "object" && config.reflection.reflector === undefined) {
+      filled.reflection = { ...config.reflection, reflector: this.reflector({ playbook: config.reflection.playbook ?? "control" }) };
+    }
+    return createControlLoop(filled);
+  },
+});
