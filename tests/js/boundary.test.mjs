@@ -59,6 +59,9 @@ const watcherInput = () => ({
 });
 const trajectory = () => ({ query: "q", generated_result: "r", reasoning_steps: ["s"], used_bullet_ids: [] });
 const governor = () => api.createGovernor({ llm: query(), store: new MemoryStore() });
+const waitAnswer = () => ({ decision: "wait", reply: null, action_type: null, summary: null, impact_scope: null, node_id: null, from: null, to: null, setting_key: null, setting_value: null, whitelist_add: null, whitelist_remove: null, reason: null });
+const logRecord = () => ({ event_summary: "s", cause: "c", impact_scope: "i" });
+const loopConfig = () => ({ goal: "g", judge: () => ({ structuredOutput: waitAnswer() }) });
 
 /**
  * One entry per export. `params` lists each position: its error `path` (null: any path), the values it
@@ -95,6 +98,22 @@ const FUNCTIONS = {
   openAICompatible: [p("config", () => ({ baseUrl: "http://127.0.0.1:9/v1", model: "m" }))],
   checkPersonaDivergence: [p("executorPersona", () => persona("Kent Beck"), { accepts: OPTIONAL }), p("watcherPersona", () => persona("Martin Fowler"), { accepts: OPTIONAL })],
   pickWatcherPersona: [p("executorPersona", () => persona("Kent Beck"), { accepts: OPTIONAL }), p("catalog", () => api.personaCatalog(), { accepts: ["undefined", "array"] })],
+  newControlState: [p("setup", () => ({ goal: "g" }))],
+  controlStep: [p("state", () => api.newControlState({ goal: "g" })), p("event", () => ({ event: "human_message", text: "hi" }))],
+  judgeNextAction: [
+    p("request", () => ({ situation: { goal: "g", external: null, internal: null } })),
+    p("query", () => () => ({ structuredOutput: waitAnswer() }), CALLBACK),
+    p("setup", () => ({}), { accepts: OPTIONS }),
+  ],
+  judgementSchema: [],
+  executionLogLine: [p("time", () => "2026-11-23T00:00:00.000Z"), p("record", logRecord)],
+  retainLog: [p("log", () => "a\n"), p("limitBytes", () => 10, { accepts: [...OPTIONAL, "number"] })],
+  logTail: [p("log", () => "a\n"), p("lines", () => 300, { accepts: [...OPTIONAL, "number"] })],
+  otelLogRecord: [p("channel", () => "execution"), p("record", logRecord), p("time", () => "t"), p("tool", () => ({ name: "n", callId: "a-1" }), { accepts: OPTIONAL })],
+  createControlLoop: [p(null, () => loopConfig())],
+  memoryLogStore: [p("options", () => ({}), { accepts: OPTIONS })],
+  // Node has no IndexedDB: with valid options the answer is a typed `unsupported`.
+  indexedDbLogStore: [p("options", () => ({}), { accepts: OPTIONS, codes: ["invalid_input", "unsupported"] })],
 };
 // formatIterationSummary needs a CloserResult; take one from a real check.
 FUNCTIONS.formatIterationSummary[0].valid = null;
@@ -178,6 +197,7 @@ const CLASSES = {
       closer: [p("options", closerSetup)],
       watcher: [p("options", () => ({ agentId: "w" }))],
       reflector: [p("options", () => ({}), { accepts: ["undefined", "plain object"] })],
+      loop: [p(null, () => loopConfig())],
     },
   },
   Reflector: {
@@ -208,8 +228,8 @@ const CLASSES = {
 };
 CLASSES.Playbook.methods.applyReflection[0].valid = null;
 
-/** Exports that are not ours to validate: wasm-bindgen's loader, documented as a no-op once loaded. */
-const LOADER = new Set(["initSync"]);
+/** Exports that are not ours to validate: wasm-bindgen's loader, documented as a no-op once loaded, and constants. */
+const LOADER = new Set(["initSync", "LOG_CHANNELS", "DEFAULT_LOG_LIMIT_BYTES"]);
 
 async function outcome(call) {
   try {

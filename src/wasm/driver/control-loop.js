@@ -106,8 +106,14 @@ class ControlLoop {
   #playbookText;
   #actionsSinceReflection = [];
 
-  constructor(config) {
-    if (!isPlainObject(config)) throw governorError("config", "the loop's config must be a plain object");
+  constructor(rawConfig) {
+    if (!isPlainObject(rawConfig)) throw governorError("config", "the loop's config must be a plain object");
+    let config;
+    try {
+      config = { ...rawConfig };
+    } catch (error) {
+      throw governorError("config", `could not be read: ${messageOf(error)}`);
+    }
     for (const key of Object.keys(config)) {
       if (!CONFIG_KEYS.includes(key)) throw governorError(key, `unknown config key ${key} (known: ${CONFIG_KEYS.join(", ")})`);
     }
@@ -118,6 +124,15 @@ class ControlLoop {
     this.#config = config;
     this.#logs = readPort(config, "logs", ["append", "tail", "size"]) ?? memoryLogStore();
     readPort(config, "storage", ["save"]);
+    readPort(config, "closer", ["check"]);
+    readPort(config, "watcher", ["inspect"]);
+    if (config.reflection !== undefined) {
+      if (!isPlainObject(config.reflection)) throw governorError("reflection", "reflection must be { reflector, store, playbook?, dataset? }");
+      readPort(config.reflection, "reflector", ["reflect"]);
+      readPort(config.reflection, "store", ["get", "put", "compareAndSwap"]);
+      if (!config.reflection.reflector || !config.reflection.store) throw governorError("reflection", "reflection needs a reflector and a store");
+    }
+    if (config.state !== undefined && !isPlainObject(config.state)) throw governorError("state", "state must be a persisted ControlState");
     this.#store = readPort(config, "store", ["get", "put", "compareAndSwap"]) ?? new MemoryStore();
     this.#skills = readSkills(config.skills);
     this.#signer = config.signer ?? randomSigner();
@@ -133,7 +148,8 @@ class ControlLoop {
       this.#state = newControlState(setup);
     }
     const executorSkills = Object.fromEntries(Object.entries(this.#skills).filter(([, skill]) => typeof skill !== "function"));
-    this.#executor = new Executor({
+    // The Executor exists when some action type is a state change (it needs at least one skill).
+    this.#executor = Object.keys(executorSkills).length === 0 ? null : new Executor({
       store: this.#store,
       skills: executorSkills,
       keys: { [this.#signer.keyId]: this.#signer.secret },
@@ -327,15 +343,18 @@ class ControlLoop {
       if (this.#playbookText) request.playbook = this.#playbookText;
       if (effect.include_log_tail) request.log_tail = await this.#logs.tail("execution", 300);
       const judge = this.#config.judge;
-      const query = (prompt, options) => judge(prompt, { ...options, signal: controller.signal });
+      const signal = controller.signal;
+      // After an abort the judge is not called again (a re-ask included), and its answer is not awaited.
+      const query = (prompt, options) => (signal.aborted ? { error: "aborted" } : judge(prompt, { ...options, signal }));
+      const aborted = new Promise((resolve) => signal.addEventListener("abort", () => resolve(null), { once: true }));
       let outcome;
       try {
-        outcome = await judgeNextAction(request, query, this.#config.prompts);
+        outcome = await Promise.race([judgeNextAction(request, query, this.#config.prompts), aborted]);
       } catch (error) {
         outcome = { ok: false, error: messageOf(error), judgement: null, prompt_path: null, queries: 0, repairs: [] };
       }
+      if (signal.aborted || outcome === null) return;
       this.#notify("onJudgement", outcome);
-      if (controller.signal.aborted) return;
       this.#dispatch(
         outcome.ok
           ? { event: "judgement_received", judgement_id: effect.judgement_id, judgement: outcome.judgement }
@@ -449,7 +468,7 @@ class ControlLoop {
     if (watcher) {
       const verdict = await watcher.inspect(
         {
-          executor_result: { status: "applied", artifacts: [action.summary], execution_log: detail },
+          executor_result: { status: "completed", artifacts: [action.summary], execution_log: detail },
           original_request: `${this.#state.situation.goal}: ${action.summary}`,
         },
         query,

@@ -12,13 +12,20 @@ Object.defineProperty(Governor.prototype, "loop", {
   configurable: true,
   writable: true,
   value: function loop(config) {
-    if (config === null || typeof config !== "object") return createControlLoop(config);
-    const filled = { ...config };
+    if (config === null || typeof config !== "object" || Array.isArray(config)) return createControlLoop(config);
+    let filled;
+    try {
+      filled = { ...config };
+    } catch {
+      // Unreadable (a throwing proxy): the loop's own check gives the typed error.
+      return createControlLoop(config);
+    }
     // `true` asks for the component from this governor, with its ports injected.
-    if (config.closer === true) filled.closer = this.closer(DEFAULT_AGENT);
-    if (config.watcher === true) filled.watcher = this.watcher(DEFAULT_AGENT);
-    if (config.reflection && typeof config.reflection === "object" && config.reflection.reflector === undefined) {
-      filled.reflection = { ...config.reflection, reflector: this.reflector({ playbook: config.reflection.playbook ?? "control" }) };
+    if (filled.closer === true) filled.closer = this.closer(DEFAULT_AGENT);
+    if (filled.watcher === true) filled.watcher = this.watcher(DEFAULT_AGENT);
+    const reflection = filled.reflection;
+    if (reflection && typeof reflection === "object" && reflection.reflector === undefined) {
+      filled.reflection = { ...reflection, reflector: this.reflector({ playbook: reflection.playbook ?? "control" }) };
     }
     return createControlLoop(filled);
   },

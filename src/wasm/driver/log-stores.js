@@ -8,10 +8,10 @@ export const DEFAULT_LOG_LIMIT_BYTES = 10 * 1024 * 1024;
 const encoder = new TextEncoder();
 const utf8Bytes = (text) => encoder.encode(text).length;
 
-function governorError(path, message) {
+function governorError(path, message, code = "invalid_input") {
   const error = new Error(message);
   error.name = "AgentGovernorError";
-  error.code = "invalid_input";
+  error.code = code;
   error.path = path;
   return error;
 }
@@ -28,8 +28,25 @@ function checkLine(line) {
   }
 }
 
+/** `undefined` or `null` for the defaults, else a plain object read once (a throwing proxy is refused). */
+function readOptions(options, known) {
+  if (options === undefined || options === null) return {};
+  const prototype = typeof options === "object" ? Object.getPrototypeOf(options) : undefined;
+  if (prototype !== Object.prototype && prototype !== null) throw governorError("options", "must be a plain object");
+  try {
+    const copy = { ...options };
+    for (const key of Object.keys(copy)) {
+      if (!known.includes(key)) throw governorError(`options.${key}`, `unknown option (known: ${known.join(", ")})`);
+    }
+    return copy;
+  } catch (error) {
+    if (error?.name === "AgentGovernorError") throw error;
+    throw governorError("options", `could not be read: ${error?.message ?? error}`);
+  }
+}
+
 function readLimit(options) {
-  const limit = options?.limitBytes ?? DEFAULT_LOG_LIMIT_BYTES;
+  const limit = options.limitBytes ?? DEFAULT_LOG_LIMIT_BYTES;
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw governorError("options.limitBytes", "must be a positive whole number of bytes");
   }
@@ -44,8 +61,8 @@ function readLineCount(lines) {
 }
 
 /** Logs in memory (any host): lines kept in order with their sizes, trimmed as they are appended. */
-export function memoryLogStore(options = {}) {
-  const limit = readLimit(options);
+export function memoryLogStore(options) {
+  const limit = readLimit(readOptions(options, ["limitBytes"]));
   const channels = new Map(LOG_CHANNELS.map((name) => [name, { lines: [], sizes: [], first: 0, bytes: 0 }]));
   const compact = (log) => {
     if (log.first > 1024 && log.first * 2 > log.lines.length) {
@@ -108,12 +125,13 @@ const finished = (transaction) =>
  * lines is deleting the lowest keys, and an append with its trimming is one transaction. The byte count of
  * each channel is kept in the same transaction, so `size` never scans.
  */
-export async function indexedDbLogStore(options = {}) {
+export async function indexedDbLogStore(rawOptions) {
+  const options = readOptions(rawOptions, ["limitBytes", "name", "indexedDB"]);
   const limit = readLimit(options);
   const name = options.name ?? "agent-governor-logs";
   if (typeof name !== "string" || name === "") throw governorError("options.name", "must be a non-empty string");
   const factory = options.indexedDB ?? globalThis.indexedDB;
-  if (!factory) throw governorError("options.indexedDB", "this host has no IndexedDB: use memoryLogStore()");
+  if (!factory) throw governorError("options.indexedDB", "this host has no IndexedDB: use memoryLogStore()", "unsupported");
   const opening = factory.open(name, 1);
   opening.onupgradeneeded = () => {
     const db = opening.result;

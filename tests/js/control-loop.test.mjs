@@ -1,0 +1,401 @@
+// The control loop (seed 002) through the built package in Node: a scripted judge drives whole scenarios
+// through `governor.loop(...)`, with the Executor applying state changes and the Closer, the Watcher and the
+// Reflector in the loop. Each test names the seed rule it shows.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  MemoryStore,
+  controlStep,
+  createControlLoop,
+  createGovernor,
+  executionLogLine,
+  judgeNextAction,
+  logTail,
+  memoryLogStore,
+  newControlState,
+  otelLogRecord,
+  retainLog,
+} from "agent-governor";
+
+const NULLS = {
+  reply: null, action_type: null, summary: null, impact_scope: null, node_id: null, from: null, to: null,
+  setting_key: null, setting_value: null, whitelist_add: null, whitelist_remove: null, reason: null,
+};
+const reply = (text) => ({ ...NULLS, decision: "reply", reply: text });
+const wait = () => ({ ...NULLS, decision: "wait" });
+const moveToDone = (node = "T-1") => ({
+  ...NULLS, decision: "act", action_type: "status_change", summary: `move ${node} from review to done`,
+  impact_scope: `ticket ${node} on the board`, node_id: node, from: "review", to: "done",
+});
+
+/** A judge that answers from a script, one answer per judgement, recording every prompt and option. */
+function scriptedJudge(...answers) {
+  const judge = (prompt, options) => {
+    judge.calls.push({ prompt, options });
+    const next = answers.shift() ?? wait();
+    return typeof next === "function" ? next(options) : { structuredOutput: next };
+  };
+  judge.calls = [];
+  return judge;
+}
+
+/** A board skill: counts Applies; answers `status` (200 applies). */
+function boardSkill(status = 200) {
+  const skill = {
+    applies: [],
+    current: "review",
+    preview: () => ({ current_status: skill.current, valid_transitions: [{ status: "done", label: "Done" }] }),
+    apply: (request) => {
+      skill.applies.push(request);
+      if (status === 200) skill.current = request.confirm_status;
+      return status === 200 ? { status, body: { applied: true } } : { status, body: { error: "board down" } };
+    },
+  };
+  return skill;
+}
+
+function harness(config = {}) {
+  const chat = [];
+  const approvals = [];
+  const saved = [];
+  const logs = memoryLogStore();
+  const skill = config.skill ?? boardSkill();
+  const loop = createControlLoop({
+    goal: "keep the task board tidy",
+    skills: { status_change: skill },
+    chat: (text) => chat.push(text),
+    approve: (request) => { approvals.push(request); },
+    logs,
+    storage: { save: (state) => saved.push(state) },
+    ...config.loop,
+  });
+  return { loop, chat, approvals, saved, logs, skill };
+}
+
+const executionLines = (logs) => logs.read("execution").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+
+test("a conversation reply is the one action approved automatically (会話応答のみ自動承認)", async () => {
+  const judge = scriptedJudge(reply("The board is tidy."));
+  const { loop, chat, approvals } = harness({ loop: { judge } });
+  loop.observe({ external: { tickets: 3 } });
+  await loop.settled();
+  assert.deepEqual(approvals, []);
+  assert.ok(chat.includes("The board is tidy."));
+  assert.equal(loop.state().mode, "idle");
+  // The judge got the strict schema, an AbortSignal and the goal in its prompt.
+  assert.equal(judge.calls[0].options.schemaName, "control_judgement");
+  assert.ok(judge.calls[0].options.signal instanceof AbortSignal);
+  assert.match(judge.calls[0].prompt, /keep the task board tidy/);
+});
+
+test("an approved change is applied once through the Executor; the request is two lines; y again does nothing", async () => {
+  const judge = scriptedJudge(moveToDone());
+  const { loop, chat, approvals, logs, skill } = harness({ loop: { judge } });
+  loop.observe({ external: { tickets: [{ id: "T-1", status: "review" }] } });
+  await loop.settled();
+  assert.equal(approvals.length, 1);
+  assert.deepEqual(approvals[0].lines, ["Execute: move T-1 from review to done", "Impact: ticket T-1 on the board"]);
+  assert.equal(loop.state().mode, "awaiting_approval");
+  assert.equal(skill.applies.length, 0, "nothing runs before the answer");
+  loop.answer("  Y ", approvals[0].actionId);
+  await loop.settled();
+  assert.equal(skill.applies.length, 1);
+  assert.equal(skill.applies[0].confirmation.ui_action, "chat_y", "the human's y is the signed confirmation");
+  assert.equal(skill.applies[0].confirmation.proposed_change.to, "done");
+  loop.answer("y", approvals[0].actionId);
+  await loop.settled();
+  assert.equal(skill.applies.length, 1, "exactly once");
+  assert.ok(chat.some((line) => /move T-1 from review to done: done/.test(line)));
+  const [line] = executionLines(logs);
+  assert.deepEqual(Object.keys(line), ["time", "event_summary", "cause", "impact_scope"]);
+  assert.equal(line.impact_scope, "ticket T-1 on the board");
+});
+
+test("anything but y or n asks again and never defaults; n stops and ends the task (拒否時は停止・終了)", async () => {
+  const { loop, approvals, skill, chat } = harness({ loop: { judge: scriptedJudge(moveToDone()) } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  for (const answer of ["yes", "ok", "", "true"]) loop.answer(answer, approvals[0].actionId);
+  await loop.settled();
+  assert.equal(approvals.length, 5, "asked again each time");
+  assert.equal(loop.state().mode, "awaiting_approval");
+  loop.answer("n", approvals[0].actionId);
+  await loop.settled();
+  assert.equal(loop.state().mode, "stopped");
+  assert.equal(skill.applies.length, 0);
+  assert.ok(chat.some((line) => line.startsWith("Declined")));
+});
+
+test("a failure stops at once and is reported; running it again needs an explicit approval (失敗時は即停止)", async () => {
+  const skill = boardSkill(500);
+  const judge = scriptedJudge(moveToDone());
+  const { loop, approvals, chat, logs } = harness({ skill, loop: { judge } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  loop.answer("y", approvals[0].actionId);
+  await loop.settled();
+  assert.equal(loop.state().mode, "stopped");
+  assert.equal(skill.applies.length, 1);
+  assert.ok(chat.some((line) => /FAILED/.test(line)));
+  assert.equal(approvals.length, 2, "the re-run is offered as an approval");
+  assert.match(approvals[1].lines[0], /run again/);
+  assert.equal(executionLines(logs).length, 1, "logged when the action completed");
+  // The next judgement (after the human's go) reads the execution log's tail, once.
+  loop.say("try something else");
+  await loop.settled();
+  assert.match(judge.calls.at(-1).prompt, /execution log's last lines/);
+});
+
+test("an approved re-run after a failure runs again, once", async () => {
+  const skill = boardSkill(500);
+  const { loop, approvals } = harness({ skill, loop: { judge: scriptedJudge(moveToDone()) } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  loop.answer("y", approvals[0].actionId);
+  await loop.settled();
+  loop.answer("y", approvals[1].actionId);
+  await loop.settled();
+  assert.equal(skill.applies.length, 2);
+});
+
+test("a human message aborts the judge's call at once, summarises, and resume asks the judge again", async () => {
+  let aborted = false;
+  const hanging = (options) =>
+    new Promise((resolve) => {
+      options.signal.addEventListener("abort", () => { aborted = true; resolve({ error: "aborted" }); });
+    });
+  const judge = scriptedJudge(hanging, reply("back to work"));
+  const { loop, chat } = harness({ loop: { judge } });
+  loop.observe({ external: { tickets: 1 } });
+  while (judge.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  loop.say("stop, look at T-9 first");
+  await loop.settled();
+  assert.ok(aborted, "the in-flight call was aborted through its AbortSignal");
+  assert.equal(loop.state().mode, "interrupted");
+  assert.ok(chat.some((line) => line.startsWith("Interrupted:")));
+  assert.ok(chat.some((line) => /resume \/ discard/.test(line)));
+  loop.answer("resume");
+  await loop.settled();
+  assert.equal(judge.calls.length, 2);
+  assert.match(judge.calls[1].prompt, /look at T-9 first/, "the instruction is judged");
+});
+
+test("an interrupted approval can be discarded; it is never executed", async () => {
+  const { loop, approvals, skill, chat } = harness({ loop: { judge: scriptedJudge(moveToDone(), wait()) } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  loop.say("hold on");
+  loop.answer("discard");
+  await loop.settled();
+  loop.answer("y", approvals[0].actionId);
+  await loop.settled();
+  assert.equal(skill.applies.length, 0);
+  assert.ok(chat.includes("Discarded the interrupted task."));
+});
+
+test("an Apply already sent is awaited and recorded, never abandoned, before the human's message is taken", async () => {
+  let release;
+  const skill = boardSkill();
+  const apply = skill.apply;
+  skill.apply = (request) => new Promise((resolve) => { release = () => resolve(apply(request)); });
+  const { loop, approvals, logs } = harness({ skill, loop: { judge: scriptedJudge(moveToDone()) } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  loop.answer("y", approvals[0].actionId);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  loop.say("wait!");
+  assert.equal(loop.state().mode, "executing");
+  release();
+  await loop.settled();
+  assert.equal(skill.applies.length, 1);
+  assert.equal(executionLines(logs).length, 1, "recorded");
+  assert.equal(loop.state().mode, "interrupted");
+});
+
+test("/dev as the first token overrides the goal and is logged as privileged; elsewhere it is a message", async () => {
+  const { loop, logs } = harness({ loop: { judge: scriptedJudge(wait(), wait()) } });
+  loop.say("/dev goal ship the release");
+  await loop.settled();
+  assert.equal(loop.state().situation.goal, "ship the release");
+  assert.match(logs.read("cli"), /privileged: goal ship the release/);
+  loop.say("please /dev goal nothing");
+  await loop.settled();
+  assert.equal(loop.state().situation.goal, "ship the release");
+});
+
+test("a whitelisted type runs without asking; every other type is denied by default", async () => {
+  const judge = scriptedJudge(moveToDone());
+  const { loop, approvals, skill } = harness({ loop: { judge, whitelist: ["status_change"] } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  assert.equal(approvals.length, 0);
+  assert.equal(skill.applies.length, 1);
+  assert.equal(skill.applies[0].confirmation.ui_action, "whitelist");
+});
+
+test("a judge answer for a type no skill executes, or claiming an approval, stops the loop; nothing is asked", async () => {
+  const unknownType = { ...moveToDone(), action_type: "delete_repository" };
+  const claims = { text: JSON.stringify({ ...moveToDone(), approved: true }) };
+  for (const answer of [{ structuredOutput: unknownType }, claims, { text: "sure, I will move it" }]) {
+    const { loop, approvals, skill } = harness({ loop: { judge: scriptedJudge(() => answer, () => answer) } });
+    loop.observe({ external: { tickets: 1 } });
+    await loop.settled();
+    assert.equal(loop.state().mode, "stopped");
+    assert.equal(approvals.length, 0);
+    assert.equal(skill.applies.length, 0);
+  }
+});
+
+test("a rule change with a host setting stops, shows the restart steps and offers a restart that needs approval", () => {
+  let state = newControlState({ goal: "g" });
+  const send = (event) => {
+    const result = controlStep(state, event);
+    state = result.state;
+    return result.effects;
+  };
+  send({ event: "situation_changed", external: { n: 1 }, internal: null });
+  send({
+    event: "judgement_received",
+    judgement_id: state.judgement_id,
+    judgement: { decision: "change_rules", change: { host_settings: { model: "bigger" } }, reason: "better judgements" },
+  });
+  const approved = send({ event: "approval_answered", action_id: state.in_progress.id, answer: "y" });
+  assert.ok(approved.some((effect) => effect.effect === "persist_rules"));
+  assert.ok(approved.some((effect) => effect.effect === "report_to_chat" && /Steps: 1\./.test(effect.text)));
+  const restart = approved.find((effect) => effect.effect === "request_approval");
+  assert.match(restart.lines[0], /restart the agent/);
+  assert.ok(!approved.some((effect) => effect.effect === "execute"), "the restart itself needs approval");
+  assert.equal(state.mode, "stopped");
+});
+
+test("a reload while awaiting approval: the approval still waits, is asked again, and y applies once", async () => {
+  const first = harness({ loop: { judge: scriptedJudge(moveToDone()) } });
+  first.loop.observe({ external: { tickets: 1 } });
+  await first.loop.settled();
+  const persisted = JSON.parse(JSON.stringify(first.saved.at(-1)));
+  assert.equal(persisted.mode, "awaiting_approval");
+  const skill = boardSkill();
+  const second = harness({ skill, loop: { judge: scriptedJudge(), state: persisted } });
+  await second.loop.settled();
+  assert.equal(second.approvals.length, 1, "asked again after the reload");
+  assert.deepEqual(second.approvals[0].lines, first.approvals[0].lines);
+  second.loop.answer("y", second.approvals[0].actionId);
+  await second.loop.settled();
+  assert.equal(skill.applies.length, 1);
+});
+
+test("the Closer decides completion before success is reported; its pendingActions become the next situation", async () => {
+  const store = new MemoryStore();
+  const incomplete = {
+    checklist: [{ id: "moved", description: "moved", completed: true, evidence: "applied" }, { id: "notified", description: "notify", completed: false, evidence: null }],
+    allComplete: false, summary: "moved, not notified", pendingActions: ["notify the reviewer of T-1"], confidence: 0.9,
+  };
+  const judge = scriptedJudge(moveToDone(), wait());
+  const llm = (prompt, options) => (options.schemaName === "closer_output" ? { structuredOutput: incomplete } : judge(prompt, options));
+  const governor = createGovernor({ llm, store });
+  const approvals = [];
+  const chat = [];
+  // `closer: true`: the Closer comes from the governor, with its ports injected.
+  const viaGovernor = governor.loop({ goal: "keep the task board tidy", judge: llm, closer: true, skills: { status_change: boardSkill() }, approve: (request) => { approvals.push(request); }, chat: (text) => chat.push(text) });
+  viaGovernor.observe({ external: { tickets: 1 } });
+  await viaGovernor.settled();
+  viaGovernor.answer("y", approvals.at(-1).actionId);
+  await viaGovernor.settled();
+  assert.ok(chat.some((line) => /step not complete/.test(line)), "not reported as complete");
+  assert.deepEqual(viaGovernor.state().situation.internal.pending_actions, ["notify the reviewer of T-1"]);
+  assert.match(judge.calls.at(-1).prompt, /notify the reviewer of T-1/, "the pending action is judged next");
+});
+
+test("a Watcher review that does not pass turns an applied change into a reported failure", async () => {
+  const failing = { pass: false, issues: ["CRITICAL: wrong ticket"], inspection_log: "checked the board", blindspots_covered: [], misclassification_detected: false, reclassification_suggestion: null, trade_offs_acknowledged: true };
+  const judge = scriptedJudge(moveToDone());
+  const llm = (prompt, options) => (options.schemaName === "watcher_verdict" ? { structuredOutput: failing } : judge(prompt, options));
+  const governor = createGovernor({ llm, store: new MemoryStore() });
+  const approvals = [];
+  const chat = [];
+  const loop = governor.loop({ goal: "g", judge: llm, watcher: true, skills: { status_change: boardSkill() }, approve: (r) => { approvals.push(r); }, chat: (t) => chat.push(t) });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  loop.answer("y", approvals[0].actionId);
+  await loop.settled();
+  assert.equal(loop.state().mode, "stopped", chat.join("\n"));
+  assert.ok(chat.some((line) => /review did not pass: CRITICAL: wrong ticket/.test(line)), chat.join("\n"));
+});
+
+test("after a task ends the Reflector's lessons go into the playbook, rendered into the judge's next prompt", async () => {
+  const store = new MemoryStore();
+  const lesson = { reasoning: "r", error_identification: "e", root_cause_analysis: "c", correct_approach: "a", key_insight: "Check the ticket's reviewer before closing it." };
+  const judge = scriptedJudge(moveToDone(), wait(), reply("noted"));
+  const llm = (prompt, options) => (options.schemaName === "reflection" ? { structuredOutput: { insights: [lesson], bullet_evaluations: [] } } : judge(prompt, options));
+  const governor = createGovernor({ llm, store });
+  const approvals = [];
+  const loop = governor.loop({ goal: "g", judge: llm, reflection: { store }, skills: { status_change: boardSkill() }, approve: (r) => { approvals.push(r); } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  loop.answer("y", approvals[0].actionId);
+  await loop.settled();
+  loop.observe({ external: { tickets: 0 } });
+  await loop.settled();
+  assert.match(loop.playbook(), /Check the ticket's reviewer before closing it\./);
+  loop.say("anything else?");
+  await loop.settled();
+  assert.match(judge.calls.at(-1).prompt, /Lessons learned[\s\S]*Check the ticket's reviewer/);
+});
+
+test("the execution log keeps 10 MB by whole lines under many appends, the newest last; the judge reads 200-500 lines", () => {
+  const logs = memoryLogStore();
+  const record = (n) => ({ event_summary: `move ticket T-${n} to done`, cause: "HTTP 200", impact_scope: `ticket T-${n}` });
+  let appended = 0;
+  let written = 0;
+  while (written < 12 * 1024 * 1024) {
+    const line = executionLogLine("2026-11-23T10:00:00.000Z", record(appended));
+    logs.append("execution", line);
+    written += line.length;
+    appended += 1;
+  }
+  const size = logs.size("execution");
+  assert.ok(size <= 10 * 1024 * 1024 && size > 10 * 1024 * 1024 - 200, `kept ${size} bytes`);
+  const kept = logs.read("execution");
+  assert.equal(Buffer.byteLength(kept), size);
+  assert.ok(kept.startsWith('{"time"'), "whole lines only");
+  assert.ok(kept.endsWith(`"impact_scope":"ticket T-${appended - 1}"}\n`), "the newest is kept");
+  assert.equal(logs.tail("execution", 300).split("\n").filter(Boolean).length, 300);
+  assert.equal(logs.tail("execution", 5).split("\n").filter(Boolean).length, 200);
+  assert.equal(logs.tail("execution", 5000).split("\n").filter(Boolean).length, 500);
+  // The pure helpers agree: one text trimmed the same way.
+  assert.equal(retainLog("a\nb\nc\n", 4), "b\nc\n");
+  const thousand = Array.from({ length: 1000 }, (_, n) => `line ${n}\n`).join("");
+  assert.equal(logTail(thousand, 250), thousand.split("\n").slice(750).join("\n"));
+});
+
+test("each log record is also an OpenTelemetry GenAI-style span or event", () => {
+  const record = { event_summary: "move T-1 to done", cause: "applied", impact_scope: "ticket T-1" };
+  const span = otelLogRecord("execution", record, "2026-11-23T10:00:00.000Z", { name: "status_change", callId: "a-1" });
+  assert.equal(span.name, "execute_tool status_change");
+  assert.equal(span.attributes["gen_ai.tool.call.id"], "a-1");
+  assert.equal(otelLogRecord("cli", record, "t", { name: "status_change", callId: "a-1" }).name, "agent_governor.approval");
+  assert.equal(otelLogRecord("chat", record, "t").attributes["gen_ai.operation.name"], "invoke_agent");
+});
+
+test("judgeNextAction fails closed: an unusable answer is { ok: false }, asked at most twice", async () => {
+  const calls = [];
+  const outcome = await judgeNextAction(
+    { situation: { goal: "g", external: null, internal: null }, action_types: [{ type: "status_change" }] },
+    (prompt, options) => { calls.push(options.schemaName); return { text: "I think we should probably move it." }; },
+  );
+  assert.equal(outcome.ok, false);
+  assert.equal(outcome.judgement, null);
+  assert.equal(calls.length, 2);
+});
+
+test("bad configuration and bad answers are typed errors; nothing starts", () => {
+  assert.throws(() => createControlLoop({ goal: "g" }), { name: "AgentGovernorError", path: "judge" });
+  assert.throws(() => createControlLoop({ goal: "g", judge: () => ({}), aprove: () => {} }), { name: "AgentGovernorError", path: "aprove" });
+  assert.throws(() => createControlLoop({ goal: " ", judge: () => ({}) }), { name: "AgentGovernorError", path: "setup.goal" });
+  assert.throws(() => createControlLoop({ goal: "g", judge: () => ({}), skills: { status_change: { apply() {} } } }), { path: "skills.status_change" });
+  const loop = createControlLoop({ goal: "g", judge: () => ({ structuredOutput: wait() }) });
+  assert.throws(() => loop.answer(true), { name: "AgentGovernorError", path: "text" });
+  assert.throws(() => loop.say(1), { name: "AgentGovernorError", path: "text" });
+  assert.throws(() => loop.observe({ goal: "mine now" }), { name: "AgentGovernorError", path: "situation.goal" });
+  assert.throws(() => controlStep(newControlState({ goal: "g" }), { event: "approval_answered", action_id: "a-1", answer: true }), { name: "AgentGovernorError", path: "event" });
+});
