@@ -122,3 +122,32 @@ test("Node: the Reflector analyses a trajectory through the local model; the res
     assert.ok(["helpful", "harmful", "neutral"].includes(evaluation.tag));
   }
 });
+
+test("Node: the control loop's judge is the local model over HTTP; its answer is parsed and typed, and the loop never acts unasked", { timeout: 240_000 }, async () => {
+  const { createControlLoop } = await import("agent-governor");
+  const { query, replies } = recordingClient();
+  const judgements = [];
+  const approvals = [];
+  const applies = [];
+  const skill = { preview: () => ({ current_status: "review" }), apply: (request) => { applies.push(request); return { status: 200, body: { applied: true } }; } };
+  const loop = createControlLoop({
+    goal: "move ticket T-1 from review to done",
+    judge: query,
+    skills: { status_change: skill },
+    actionTypes: { status_change: "change a ticket's status (node_id, from, to)" },
+    approve: (request) => { approvals.push(request); },
+    onJudgement: (outcome) => judgements.push(outcome),
+  });
+  loop.observe({ external: { tickets: [{ id: "T-1", status: "review" }] } });
+  await loop.settled();
+  assert.ok(replies.length >= 1, "the model was asked over HTTP");
+  assert.equal(judgements.length, 1);
+  const [outcome] = judgements;
+  assert.equal(typeof outcome.ok, "boolean");
+  if (outcome.ok) assert.ok(["reply", "act", "adjust_setting", "change_rules", "wait"].includes(outcome.judgement.decision));
+  else assert.equal(typeof outcome.error, "string");
+  assert.ok(["idle", "awaiting_approval", "stopped"].includes(loop.state().mode), loop.state().mode);
+  // Whatever the model said, nothing was applied without a y.
+  assert.equal(applies.length, 0);
+  for (const request of approvals) assert.equal(request.lines.length, 2);
+});

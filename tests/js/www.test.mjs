@@ -112,3 +112,59 @@ test("the Closer, Watcher and Reflector demos ask the configured endpoint and sh
     fake.close();
   }
 });
+
+test("the control loop on the page: the judge proposes, the two lines are shown, y applies once, the chat and the log tail show it", async () => {
+  const fake = await startFakeLlm(0);
+  const llmServer = await startServer(0, { llm: { url: `http://127.0.0.1:${fake.address().port}/ok/v1`, model: "scripted" } });
+  try {
+    const page = await browser.context.newPage();
+    const errors = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await page.goto(`http://127.0.0.1:${llmServer.address().port}/`);
+    await page.waitForSelector("body[data-loop-ready=true]");
+    // Typing y and n into the goal or message field approves nothing.
+    await page.click("#loop-start");
+    await page.waitForFunction(() => document.getElementById("loop-line-1").textContent !== "");
+    assert.equal(await page.textContent("#loop-line-1"), "Execute: move T-1 from review to done");
+    assert.equal(await page.textContent("#loop-line-2"), "Impact: ticket T-1 on the demo board");
+    for (const field of ["#loop-goal", "#loop-message"]) {
+      await page.focus(field);
+      await page.keyboard.type("y n yes");
+    }
+    assert.equal(await page.textContent("#loop-board"), "review");
+    await page.fill("#loop-message", "");
+    await page.click("#loop-yes");
+    await page.waitForSelector("#loop-board[data-applies='1']");
+    assert.equal(await page.textContent("#loop-board"), "done");
+    await page.waitForFunction(() => /move T-1 from review to done: done/.test(document.getElementById("loop-chat").textContent), null, { timeout: 5_000 })
+      .catch(async (error) => { throw new Error(`${error.message}: chat ${await page.textContent("#loop-chat")} mode ${await page.textContent("#loop-mode")} errors ${errors}`); });
+    await page.waitForFunction(() => document.getElementById("loop-log").textContent.includes('"impact_scope":"ticket T-1 on the demo board"'));
+    assert.match(await page.textContent("#loop-judgements"), /"decision":"act"/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    llmServer.close();
+    fake.close();
+  }
+});
+
+test("the IndexedDB log store in Chromium keeps whole lines under its limit, the newest last, and reads a 300-line tail", async () => {
+  const page = await browser.context.newPage();
+  await page.goto(baseUrl);
+  await page.waitForSelector("body[data-ready=true]");
+  const result = await page.evaluate(async () => {
+    const { indexedDbLogStore, executionLogLine } = await import("agent-governor");
+    const logs = await indexedDbLogStore({ name: `retention-${Date.now()}`, limitBytes: 40_000 });
+    for (let n = 0; n < 600; n += 1) {
+      await logs.append("execution", executionLogLine("2026-11-23T10:00:00.000Z", { event_summary: `step ${n}`, cause: "ok", impact_scope: `item ${n}` }));
+    }
+    const tail = await logs.tail("execution", 300);
+    return { size: await logs.size("execution"), lines: tail.split("\n").filter(Boolean), chat: await logs.size("chat") };
+  });
+  assert.ok(result.size <= 40_000 && result.size > 39_000, `kept ${result.size} bytes`);
+  assert.equal(result.lines.length, 300);
+  assert.ok(result.lines.every((line) => JSON.parse(line).cause === "ok"), "whole lines only");
+  assert.match(result.lines.at(-1), /"item 599"/);
+  assert.equal(result.chat, 0);
+  await page.close();
+});

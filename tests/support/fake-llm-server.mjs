@@ -28,11 +28,23 @@ function watcherAnswer(summary) {
   });
 }
 
+/** The control loop's judge: move T-1 to done while nothing has been done yet, then wait. */
+function judgeAnswer(body) {
+  const prompt = (body.messages ?? []).map((message) => message.content).join("\n");
+  const nulls = { reply: null, action_type: null, summary: null, impact_scope: null, node_id: null, from: null, to: null, setting_key: null, setting_value: null, whitelist_add: null, whitelist_remove: null, reason: null };
+  if (!prompt.includes("(none yet)")) return JSON.stringify({ ...nulls, decision: "wait" });
+  return JSON.stringify({
+    ...nulls, decision: "act", action_type: "status_change", summary: "move T-1 from review to done",
+    impact_scope: "ticket T-1 on the demo board", node_id: "T-1", from: "review", to: "done",
+  });
+}
+
 function closerAnswer(request, body) {
   const strict = body.response_format?.json_schema?.strict;
   const hasSchema = typeof body.response_format?.json_schema?.schema?.properties?.checklist === "object";
   const summary = `model=${body.model};strict=${strict};schema=${hasSchema};auth=${request.headers.authorization ?? ""};extra=${request.headers["x-extra"] ?? ""}`;
   if (body.response_format?.json_schema?.name === "watcher_verdict") return watcherAnswer(summary);
+  if (body.response_format?.json_schema?.name === "control_judgement") return judgeAnswer(body);
   if (body.response_format?.json_schema?.name === "reflection") {
     return JSON.stringify({
       insights: [{ reasoning: summary, error_identification: "stopped at page 1", root_cause_analysis: "no pagination", correct_approach: "read every page", key_insight: "Read every page of a list before summing." }],
