@@ -10,6 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 mod closer_cases;
+mod control_cases;
 mod reflector_cases;
 mod watcher_cases;
 
