@@ -12,7 +12,7 @@ use crate::closer::{
     format_iteration_summary,
 };
 use crate::prompts::{PromptRequest, render_prompt, resolve_prompt};
-use js_sys::{Object, Promise, Reflect};
+use js_sys::Promise;
 use serde::Deserialize;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -103,16 +103,7 @@ pub fn parse_closer_output(
 /// The strict JSON Schema of the Closer's answer.
 #[wasm_bindgen(js_name = closerOutputSchema, unchecked_return_type = "StrictSchema")]
 pub fn output_schema() -> Result<JsValue, JsValue> {
-    let schema = closer_output_schema();
-    let answer = Object::new();
-    Reflect::set(&answer, &"name".into(), &schema.name.as_str().into())?;
-    Reflect::set(&answer, &"schema".into(), &to_js(&schema.schema))?;
-    Reflect::set(
-        &answer,
-        &"responseFormat".into(),
-        &to_js(&schema.openai_response_format()),
-    )?;
-    Ok(answer.into())
+    super::model_answer::strict_schema_js(&closer_output_schema())
 }
 
 /// What the next iteration is told: unfinished items, pending actions, reasons.

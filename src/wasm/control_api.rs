@@ -11,7 +11,7 @@ use crate::control::judgement_answer::judgement_schema;
 use crate::control::log::{DEFAULT_LOG_LIMIT_BYTES, execution_line, otel_record, retained, tail};
 use crate::control::{ControlEvent, ControlState, LogChannel, LogRecord, Rules, step};
 use crate::input::InputError;
-use js_sys::{Object, Promise, Reflect};
+use js_sys::Promise;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -291,16 +291,7 @@ pub fn judge_next_action(
 /// The strict JSON Schema of the judge's answer.
 #[wasm_bindgen(js_name = judgementSchema, unchecked_return_type = "StrictSchema")]
 pub fn judgement_output_schema() -> Result<JsValue, JsValue> {
-    let schema = judgement_schema();
-    let answer = Object::new();
-    Reflect::set(&answer, &"name".into(), &schema.name.as_str().into())?;
-    Reflect::set(&answer, &"schema".into(), &to_js(&schema.schema))?;
-    Reflect::set(
-        &answer,
-        &"responseFormat".into(),
-        &to_js(&schema.openai_response_format()),
-    )?;
-    Ok(answer.into())
+    super::model_answer::strict_schema_js(&judgement_schema())
 }
 
 /// One line of the execution log, `{time, event_summary, cause, impact_scope}` and a newline.

@@ -61,3 +61,16 @@ pub fn parse_options(value: &JsValue) -> Result<crate::llm::ParseOptions, InputE
         allow_repairs: options.allow_repairs,
     })
 }
+
+/// A strict schema as JS: `{ name, schema, responseFormat }` (ready for OpenAI `response_format`).
+pub fn strict_schema_js(schema: &crate::llm::OutputSchema) -> Result<JsValue, JsValue> {
+    let answer = js_sys::Object::new();
+    js_sys::Reflect::set(&answer, &"name".into(), &schema.name.as_str().into())?;
+    js_sys::Reflect::set(&answer, &"schema".into(), &to_js(&schema.schema))?;
+    js_sys::Reflect::set(
+        &answer,
+        &"responseFormat".into(),
+        &to_js(&schema.openai_response_format()),
+    )?;
+    Ok(answer.into())
+}
