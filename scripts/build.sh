@@ -34,6 +34,14 @@ build_module guard target/guard "$out/guard/wasm" --no-default-features
 
 cp src/wasm/entries/*.js src/wasm/entries/*.d.ts "$out/"
 cp src/wasm/entries/*.js src/wasm/entries/*.d.ts "$out/guard/"
+# Both modules carry the approver helpers (plain modules over their exports: signing stays in WebCrypto).
+for module in "$out" "$out/guard"; do
+  mkdir -p "$module/approver"
+  cp src/wasm/approver/*.js src/wasm/approver/*.d.ts "$module/approver/"
+  for entry in "$module"/node.js "$module"/browser.js "$module"/workerd.js "$module"/index.d.ts; do
+    printf 'export * from "./approver/index.js";\n' >>"$entry"
+  done
+done
 # The full module also carries the control loop's driver and log stores (plain modules over its exports).
 mkdir -p "$out/driver"
 cp src/wasm/driver/*.js src/wasm/driver/*.d.ts "$out/driver/"

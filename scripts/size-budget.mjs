@@ -9,9 +9,11 @@ import { gzipSync } from "node:zlib";
 
 const budgets = {
   // measured 2026-11-23: 985,439 raw / 402,968 gzip with the control loop (+65,970 gzip over 336,998)
-  full: { target: 150_000, ceiling: 409_000 },
+  // measured 2026-11-23: approver-held keys (Ed25519, WebAuthn ES256/EdDSA verification, signed human
+  // actions) add about 40,000 gzip to each module (see bench/RESULTS.md)
+  full: { target: 150_000, ceiling: 448_000 },
   // measured 2026-11-22: 269,533 raw / 116,718 gzip (bench/RESULTS.md)
-  guard: { target: 50_000, ceiling: 117_500 },
+  guard: { target: 50_000, ceiling: 150_000 },
 };
 
 const [fullPath, guardPath] = process.argv.slice(2);

@@ -149,9 +149,9 @@ pub struct CheckInput {
     pub request: ExecutorRequest,
     /// Host clock, milliseconds since the Unix epoch.
     pub now: f64,
-    /// Trusted verification keys: key id -> secret.
+    /// Trusted verification keys: key id -> HMAC secret or an approver's public key.
     #[tsify(type = "Record<string, string>")]
-    pub keys: std::collections::BTreeMap<String, String>,
+    pub keys: std::collections::BTreeMap<String, super::public_key::KeySpec>,
     #[serde(default)]
     #[tsify(optional)]
     pub current_status: Option<String>,
@@ -336,12 +336,7 @@ pub fn check_confirmation_json_str(text: &str) -> Result<CheckVerdict, crate::in
         clock_skew_ms: clock_skew_from_host("clock_skew_ms", input.clock_skew_ms)?,
         language: input.language.unwrap_or_default(),
     };
-    let keys = KeyRing::new(
-        input
-            .keys
-            .iter()
-            .map(|(id, secret)| (id.as_str(), secret.as_bytes())),
-    )?;
+    let keys = KeyRing::from_specs(&input.keys)?;
     Ok(check_confirmation(
         input.confirmation.as_ref(),
         &input.request,

@@ -1,5 +1,6 @@
 //! The Confirmation Object: a human's approval of one proposed change, and its lifecycle in the store.
 
+use super::passkey::PasskeyAssertion;
 use crate::input::{InputError, Validate, require_non_empty};
 use crate::timestamp::{EpochMillis, format_rfc3339};
 use serde::{Deserialize, Serialize};
@@ -64,9 +65,15 @@ pub struct Confirmation {
     /// Id of the approval-side key that signed it.
     #[serde(default)]
     pub key_id: Option<String>,
-    /// Lower-case hex HMAC-SHA256 over the canonical encoding of the binding fields.
+    /// Lower-case hex signature over the canonical encoding of the binding fields: HMAC-SHA256 or Ed25519,
+    /// by the key `key_id` names.
     #[serde(default)]
     pub signature: Option<String>,
+    /// Instead of `signature`: the approver's passkey assertion, whose challenge is the SHA-256 of the
+    /// canonical encoding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub assertion: Option<PasskeyAssertion>,
     #[serde(default)]
     pub consumed: bool,
     #[serde(default)]

@@ -49,6 +49,7 @@ pub fn issue_confirmation(
         ui_action: draft.ui_action.clone(),
         key_id: None,
         signature: None,
+        assertion: None,
         consumed: false,
         consumed_at: None,
         cancelled: false,

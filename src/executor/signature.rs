@@ -1,14 +1,19 @@
-//! Unforgeable approvals: HMAC-SHA256 over a canonical encoding of a confirmation's binding fields.
+//! Unforgeable approvals: a signature over a canonical encoding of a confirmation's binding fields, by an
+//! approver's own key (Ed25519, or a WebAuthn passkey whose challenge is the hash of the encoding) or, for a
+//! server that issues approvals itself, HMAC-SHA256.
 //!
 //! The canonical encoding is the compact JSON array
 //! `["agent-governor/confirmation/v1", key_id, confirmation_id, node_id, type, from, to, intent, reason,
 //! confirmed_by, confirmed_at, ui_action]`, so any language with a JSON encoder and HMAC can reproduce it.
-//! Only the approval side holds the secret; the agent can neither mint nor alter a confirmation.
+//! Only the approver holds the private key (or the secret); the agent can neither mint nor alter a confirmation,
+//! and a verifier that holds only public keys cannot mint one either.
 
 use super::confirmation::{Confirmation, ConfirmedBy};
+use super::passkey::{PasskeyAssertion, verify_assertion};
+use super::public_key::{KeySpec, ParsedPublicKey, PublicKeySpec};
 use crate::input::{InputError, InputErrorCode};
 use hmac::{Hmac, Mac};
-use sha2::Sha256;
+use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -54,31 +59,54 @@ impl Signer {
         Confirmation {
             key_id: Some(self.key_id.clone()),
             signature: Some(signature),
+            assertion: None,
             ..confirmation
         }
     }
 }
 
-/// The verification keys a guard trusts, by key id. Each key's HMAC state (the hashed inner and outer pads)
-/// is computed once, when the ring is built, and cloned for every verification.
+/// The verification keys a guard trusts, by key id: HMAC secrets (each key's HMAC state, the hashed inner
+/// and outer pads, computed once when the ring is built) and approvers' public keys (parsed once).
 #[derive(Clone, Default)]
 pub struct KeyRing {
     keys: BTreeMap<String, TrustedKey>,
 }
 
 #[derive(Clone)]
-struct TrustedKey {
-    secret: Vec<u8>,
-    keyed_mac: HmacSha256,
+enum TrustedKey {
+    Secret {
+        secret: Vec<u8>,
+        keyed_mac: HmacSha256,
+    },
+    Public {
+        spec: PublicKeySpec,
+        parsed: ParsedPublicKey,
+    },
 }
 
 impl TrustedKey {
-    fn new(secret: &[u8]) -> Self {
-        Self {
+    fn secret(secret: &[u8]) -> Self {
+        Self::Secret {
             secret: secret.to_vec(),
             keyed_mac: new_mac(secret),
         }
     }
+
+    fn same_as(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Secret { secret, .. }, Self::Secret { secret: other, .. }) => secret == other,
+            (Self::Public { spec, .. }, Self::Public { spec: other, .. }) => spec == other,
+            _ => false,
+        }
+    }
+}
+
+/// What proves a human's act: a signature (HMAC or Ed25519, lower-case hex) or a passkey assertion.
+#[derive(Debug, Clone, Copy)]
+pub struct Proof<'a> {
+    pub key_id: Option<&'a str>,
+    pub signature: Option<&'a str>,
+    pub assertion: Option<&'a PasskeyAssertion>,
 }
 
 impl PartialEq for KeyRing {
@@ -88,9 +116,7 @@ impl PartialEq for KeyRing {
                 .keys
                 .iter()
                 .zip(&other.keys)
-                .all(|((id, key), (other_id, other_key))| {
-                    id == other_id && key.secret == other_key.secret
-                })
+                .all(|((id, key), (other_id, other_key))| id == other_id && key.same_as(other_key))
     }
 }
 
@@ -113,8 +139,35 @@ impl KeyRing {
         for (key_id, secret) in entries {
             let path = format!("keys.{key_id}");
             validate_key(&path, &path, key_id, secret)?;
-            keys.insert(key_id.to_owned(), TrustedKey::new(secret));
+            keys.insert(key_id.to_owned(), TrustedKey::secret(secret));
         }
+        Self::non_empty(keys)
+    }
+
+    /// Builds a key ring from configured keys: HMAC secrets and approvers' public keys.
+    pub fn from_specs(specs: &BTreeMap<String, KeySpec>) -> Result<Self, InputError> {
+        let mut keys = BTreeMap::new();
+        for (key_id, spec) in specs {
+            let path = format!("keys.{key_id}");
+            let key = match spec {
+                KeySpec::Secret(secret) => {
+                    validate_key(&path, &path, key_id, secret.as_bytes())?;
+                    TrustedKey::secret(secret.as_bytes())
+                }
+                KeySpec::Public(spec) => {
+                    validate_key_id(&path, key_id)?;
+                    TrustedKey::Public {
+                        spec: spec.clone(),
+                        parsed: ParsedPublicKey::parse(&path, spec)?,
+                    }
+                }
+            };
+            keys.insert(key_id.clone(), key);
+        }
+        Self::non_empty(keys)
+    }
+
+    fn non_empty(keys: BTreeMap<String, TrustedKey>) -> Result<Self, InputError> {
         if keys.is_empty() {
             return Err(InputError::new(
                 InputErrorCode::InvalidKey,
@@ -127,38 +180,109 @@ impl KeyRing {
 
     pub fn from_signer(signer: &Signer) -> Self {
         Self {
-            keys: BTreeMap::from([(signer.key_id.clone(), TrustedKey::new(&signer.secret))]),
+            keys: BTreeMap::from([(signer.key_id.clone(), TrustedKey::secret(&signer.secret))]),
         }
     }
 
     /// Checks the signature of `confirmation`; the error says what is wrong, for the `signature_invalid` phase.
     pub fn verify(&self, confirmation: &Confirmation) -> Result<(), String> {
-        let (Some(key_id), Some(signature)) = (&confirmation.key_id, &confirmation.signature)
-        else {
+        let proof = Proof {
+            key_id: confirmation.key_id.as_deref(),
+            signature: confirmation.signature.as_deref(),
+            assertion: confirmation.assertion.as_ref(),
+        };
+        self.verify_proof(proof, |key_id| canonical_bytes(confirmation, key_id))
+            .map(|_| ())
+    }
+
+    /// Checks that `proof` signs the bytes `message(key_id)` with a trusted, unrevoked key. Returns the
+    /// passkey's signature counter for a passkey assertion.
+    pub fn verify_proof(
+        &self,
+        proof: Proof<'_>,
+        message: impl FnOnce(&str) -> Vec<u8>,
+    ) -> Result<Option<u32>, String> {
+        let Some(key_id) = proof.key_id else {
             return Err(
-                "the confirmation is not signed (key_id and signature are required)".to_owned(),
+                "it is not signed (key_id and a signature or passkey assertion are required)"
+                    .to_owned(),
             );
         };
         let Some(key) = self.keys.get(key_id) else {
-            return Err(format!(
-                "the confirmation is signed with unknown key `{key_id}`"
-            ));
+            return Err(format!("it is signed with unknown key `{key_id}`"));
         };
-        // Only the canonical spelling verifies: lower-case hex, as `issue_confirmation` writes it.
-        if !signature
-            .bytes()
-            .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
-        {
-            return Err("the signature is not canonical lower-case hex".to_owned());
+        match (key, proof.signature, proof.assertion) {
+            (_, Some(_), Some(_)) => Err(
+                "it carries both a signature and a passkey assertion; exactly one is allowed"
+                    .to_owned(),
+            ),
+            (_, None, None) => Err(format!(
+                "it is not signed: it names key `{key_id}` but carries no signature or passkey assertion"
+            )),
+            (TrustedKey::Secret { keyed_mac, .. }, Some(signature), None) => {
+                let signature_bytes = decode_lower_hex(signature)?;
+                let mut mac = keyed_mac.clone();
+                mac.update(&message(key_id));
+                mac.verify_slice(&signature_bytes)
+                    .map(|()| None)
+                    .map_err(|_| "the signature does not match the approved content".to_owned())
+            }
+            (TrustedKey::Public { parsed, .. }, _, _) if parsed.revoked => {
+                Err(format!("it is signed with revoked key `{key_id}`"))
+            }
+            (TrustedKey::Public { parsed, .. }, Some(signature), None) => {
+                if parsed.relying_party.is_some() {
+                    return Err(format!(
+                        "key `{key_id}` is a passkey: it signs with an assertion"
+                    ));
+                }
+                let signature_bytes = decode_lower_hex(signature)?;
+                parsed
+                    .key
+                    .verify(&message(key_id), &signature_bytes)
+                    .map(|()| None)
+            }
+            (TrustedKey::Public { parsed, .. }, None, Some(assertion)) => {
+                let Some(relying_party) = &parsed.relying_party else {
+                    return Err(format!(
+                        "key `{key_id}` is not a passkey: it signs with a signature"
+                    ));
+                };
+                let challenge = Sha256::digest(message(key_id));
+                verify_assertion(&parsed.key, relying_party, &challenge, assertion).map(Some)
+            }
+            (TrustedKey::Secret { .. }, None, Some(_)) => Err(format!(
+                "key `{key_id}` is an HMAC secret: it signs with a signature"
+            )),
         }
-        let Ok(signature_bytes) = hex::decode(signature) else {
-            return Err("the signature is not hex".to_owned());
-        };
-        let mut mac = key.keyed_mac.clone();
-        mac.update(&canonical_bytes(confirmation, key_id));
-        mac.verify_slice(&signature_bytes)
-            .map_err(|_| "the signature does not match the approved content".to_owned())
     }
+}
+
+/// Only the canonical spelling verifies: lower-case hex, as the signing helpers write it.
+fn decode_lower_hex(signature: &str) -> Result<Vec<u8>, String> {
+    if !signature
+        .bytes()
+        .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+    {
+        return Err("the signature is not canonical lower-case hex".to_owned());
+    }
+    hex::decode(signature).map_err(|_| "the signature is not hex".to_owned())
+}
+
+/// The challenge a passkey signs to approve `confirmation` with key `key_id`: SHA-256 of its canonical bytes.
+pub fn confirmation_challenge(confirmation: &Confirmation, key_id: &str) -> [u8; 32] {
+    Sha256::digest(canonical_bytes(confirmation, key_id)).into()
+}
+
+fn validate_key_id(path: &str, key_id: &str) -> Result<(), InputError> {
+    if key_id.trim().is_empty() {
+        return Err(InputError::new(
+            InputErrorCode::InvalidKey,
+            path,
+            "key id must not be empty",
+        ));
+    }
+    Ok(())
 }
 
 fn validate_key(
@@ -167,13 +291,7 @@ fn validate_key(
     key_id: &str,
     secret: &[u8],
 ) -> Result<(), InputError> {
-    if key_id.trim().is_empty() {
-        return Err(InputError::new(
-            InputErrorCode::InvalidKey,
-            id_path,
-            "key id must not be empty",
-        ));
-    }
+    validate_key_id(id_path, key_id)?;
     if secret.len() < MIN_SECRET_BYTES {
         return Err(InputError::new(
             InputErrorCode::InvalidKey,

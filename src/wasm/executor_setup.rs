@@ -6,7 +6,7 @@ use super::convert::from_js;
 use super::errors::{coded_error, input_error, invalid};
 use super::ports::{DEFAULT_AUDIT_TIMEOUT_MS, JsAudit, JsSkill, optional_function};
 use crate::executor::run::SkillSet;
-use crate::executor::{KeyRing, Signer};
+use crate::executor::{KeyRing, KeySpec, Signer};
 use crate::input::InputError;
 use js_sys::Reflect;
 use std::collections::BTreeMap;
@@ -96,13 +96,9 @@ pub fn read_audit(ports: &JsValue) -> Result<JsAudit, JsValue> {
 const MAX_AUDIT_TIMEOUT_MS: f64 = 600_000.0;
 
 pub fn read_keys(value: &JsValue) -> Result<KeyRing, JsValue> {
-    let keys: BTreeMap<String, String> =
+    let keys: BTreeMap<String, KeySpec> =
         from_js("keys", value).map_err(|error| input_error(&error))?;
-    KeyRing::new(
-        keys.iter()
-            .map(|(id, secret)| (id.as_str(), secret.as_bytes())),
-    )
-    .map_err(|error| input_error(&error))
+    KeyRing::from_specs(&keys).map_err(|error| input_error(&error))
 }
 
 pub fn read_signer(value: &JsValue) -> Result<Signer, JsValue> {

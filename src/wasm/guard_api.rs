@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const GUARD_TYPES: &'static str = r#"
 export type GuardSetup = {
-  /** Trusted verification keys: key id -> secret (at least 32 bytes). */
+  /** Trusted verification keys: key id -> HMAC secret (at least 32 bytes) or an approver's public key. */
   keys: VerificationKeys;
   /** How far `confirmed_at` may lie ahead of `now`, in ms (default 300000: 5 minutes). */
   clockSkewMs?: number;
@@ -35,8 +35,8 @@ export type GuardCheckOptions = {
 /// Checks confirmations against a fixed set of trusted keys.
 #[wasm_bindgen]
 pub struct Guard {
-    keys: KeyRing,
-    policy: CheckPolicy,
+    pub(super) keys: KeyRing,
+    pub(super) policy: CheckPolicy,
 }
 
 #[wasm_bindgen]

@@ -8,6 +8,7 @@
 //! wasm-bindgen does not check them at run time, so a wrong value traps or is coerced. A new export gets a
 //! case in `tests/js/boundary.test.mjs`, which fails for any export without one.
 
+pub mod approver_api;
 pub mod args;
 #[cfg(feature = "closer")]
 pub mod closer_api;

@@ -19,8 +19,12 @@ export interface ExecutorSkill {
   apply(request: ApplyRequest): SkillResponse | Promise<SkillResponse>;
 }
 
-/** Trusted verification keys: key id -> secret (at least 32 bytes). */
-export type VerificationKeys = Record<string, string>;
+/**
+ * Trusted verification keys by key id: an HMAC secret (a string of at least 32 bytes, for a server that
+ * issues approvals itself) or an approver's public key (Ed25519, or a WebAuthn passkey), which verifies
+ * approvals but cannot make one.
+ */
+export type VerificationKeys = Record<string, string | PublicKeySpec>;
 
 export type ExecutorPorts = {
   store: ConfirmationStore;

@@ -61,6 +61,12 @@ const trajectory = () => ({ query: "q", generated_result: "r", reasoning_steps: 
 const governor = () => api.createGovernor({ llm: query(), store: new MemoryStore() });
 const waitAnswer = () => ({ decision: "wait", reply: null, action_type: null, summary: null, impact_scope: null, node_id: null, from: null, to: null, setting_key: null, setting_value: null, whitelist_add: null, whitelist_remove: null, reason: null });
 const logRecord = () => ({ event_summary: "s", cause: "c", impact_scope: "i" });
+const approverKey = await fullApi.generateApproverKey({ keyId: "alice-1" });
+const humanAction = () => ({ action: "decline", approval_id: "c-1", detail: "not now", at: new Date().toISOString(), key_id: null });
+const assertionParts = () => ({ authenticator_data: fullApi.base64url(new Uint8Array(37)), client_data_json: "e30", signature: "AA" });
+const registeredCredential = () => ({ response: { getPublicKey: () => new ArrayBuffer(91), getPublicKeyAlgorithm: () => -7 } });
+const assertedCredential = () => ({ response: { authenticatorData: new ArrayBuffer(37), clientDataJSON: new ArrayBuffer(2), signature: new ArrayBuffer(8) } });
+const passkeyRef = () => ({ keyId: "alice-passkey", rpId: "localhost" });
 const loopConfig = () => ({ goal: "g", judge: () => ({ structuredOutput: waitAnswer() }) });
 
 /**
@@ -111,6 +117,23 @@ const FUNCTIONS = {
   logTail: [p("log", () => "a\n"), p("lines", () => 300, { accepts: [...OPTIONAL, "number"] })],
   otelLogRecord: [p("channel", () => "execution"), p("record", logRecord), p("time", () => "t"), p("tool", () => ({ name: "n", callId: "a-1" }), { accepts: OPTIONAL })],
   createControlLoop: [p(null, () => loopConfig())],
+  canonicalConfirmation: [p("confirmation", confirmation), p("keyId", () => "alice-1")],
+  confirmationChallenge: [p("confirmation", confirmation), p("keyId", () => "alice-1")],
+  canonicalAction: [p("action", humanAction), p("keyId", () => "alice-1")],
+  actionChallenge: [p("action", humanAction), p("keyId", () => "alice-1")],
+  passkeySignCount: [p("assertion", assertionParts)],
+  generateApproverKey: [p("options", () => ({}), { accepts: ["undefined", "plain object"], codes: ["invalid_input", "invalid_key"] })],
+  signConfirmation: [p("confirmation", confirmation), p("key", () => approverKey, { codes: ["invalid_key", "invalid_input"] })],
+  signAction: [p("action", humanAction), p("key", () => approverKey, { codes: ["invalid_key", "invalid_input"] })],
+  passkeyChallenge: [p("confirmation", confirmation), p("keyId", () => "alice-1")],
+  passkeyActionChallenge: [p("action", humanAction), p("keyId", () => "alice-1")],
+  passkeyAssertion: [p("credential", assertedCredential)],
+  passkeyPublicKey: [p("credential", registeredCredential, { codes: ["invalid_input", "invalid_key"] }), p("relyingParty", () => ({ rpId: "localhost", origins: ["http://localhost:8080"] }))],
+  // Node has no WebAuthn: with valid arguments the answer is a typed `unsupported`.
+  approveWithPasskey: [p("confirmation", confirmation, { codes: ["invalid_input", "unsupported"] }), p("passkey", passkeyRef, { codes: ["invalid_input", "unsupported"] })],
+  signActionWithPasskey: [p("action", humanAction, { codes: ["invalid_input", "unsupported"] }), p("passkey", passkeyRef, { codes: ["invalid_input", "unsupported"] })],
+  base64url: [p("bytes", () => new Uint8Array(3))],
+  fromBase64url: [p("text", () => "AQID")],
   memoryLogStore: [p("options", () => ({}), { accepts: OPTIONS })],
   // Node has no IndexedDB: with valid options the answer is a typed `unsupported`.
   indexedDbLogStore: [p("options", () => ({}), { accepts: OPTIONS, codes: ["invalid_input", "unsupported"] })],
@@ -150,6 +173,7 @@ const CLASSES = {
         p("request", () => requestFor(confirmation())),
         p("options", () => ({ currentStatus: "todo" }), { accepts: OPTIONS }),
       ],
+      checkAction: [p("action", humanAction), p("options", () => ({}), { accepts: OPTIONS })],
     },
   },
   MemoryStore: {

@@ -1,0 +1,39 @@
+import type { Confirmation, HumanAction, PasskeyAssertion, PublicKeySpec } from "../wasm/agent_governor.js";
+
+/** An Ed25519 key only the approver holds. */
+export type ApproverKey = {
+  keyId: string;
+  /** Non-extractable unless generated with `extractable: true`. */
+  privateKey: CryptoKey;
+  /** What a guard is configured with. */
+  publicKey: PublicKeySpec;
+};
+
+/** A registered passkey to approve with. */
+export type PasskeyRef = {
+  /** The key id the guard knows the passkey by. */
+  keyId: string;
+  /** The credential's id (base64url); omitted: any discoverable passkey of the relying party. */
+  credentialId?: string;
+  rpId: string;
+  /** Milliseconds the browser may wait for the person (default 120000). */
+  timeout?: number;
+};
+
+export function generateApproverKey(options?: { keyId?: string; extractable?: boolean }): Promise<ApproverKey>;
+export function signConfirmation(
+  confirmation: Confirmation,
+  key: Pick<ApproverKey, "keyId" | "privateKey">,
+): Promise<Confirmation>;
+export function signAction(action: HumanAction, key: Pick<ApproverKey, "keyId" | "privateKey">): Promise<HumanAction>;
+export function passkeyChallenge(confirmation: Confirmation, keyId: string): Uint8Array;
+export function passkeyActionChallenge(action: HumanAction, keyId: string): Uint8Array;
+export function passkeyAssertion(credential: PublicKeyCredential): PasskeyAssertion;
+export function passkeyPublicKey(
+  credential: PublicKeyCredential,
+  relyingParty: { rpId: string; origins: string[] },
+): PublicKeySpec;
+export function approveWithPasskey(confirmation: Confirmation, passkey: PasskeyRef): Promise<Confirmation>;
+export function signActionWithPasskey(action: HumanAction, passkey: PasskeyRef): Promise<HumanAction>;
+export function base64url(bytes: ArrayBuffer | Uint8Array): string;
+export function fromBase64url(text: string): Uint8Array;
