@@ -29,7 +29,7 @@ pub enum HumanActionKind {
     Cancel,
     /// An in-flight confirmation's Apply did happen: it becomes consumed.
     ReconcileApplied,
-    /// An in-flight confirmation's Apply did not happen: it becomes cancelled (never usable again).
+    /// An in-flight confirmation's Apply did not happen: it is approved again (usable by one Apply).
     ReconcileNotApplied,
 }
 

@@ -62,11 +62,12 @@ export async function waitForHttp(url, timeoutMs, isAlive = () => true) {
 }
 
 /** `wrangler dev` (real workerd) on a free port for the worker in `dir` (default edge/), with extra `vars`. */
-export async function startEdgeWorker(vars = {}, { dir = "edge" } = {}) {
-  const port = await freePort();
+export async function startEdgeWorker(vars = {}, { dir = "edge", persistTo = null, port: fixedPort = null } = {}) {
+  const port = fixedPort ?? (await freePort());
   const wrangler = join(repoRoot, "node_modules", ".bin", "wrangler");
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
-  const child = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn", ...varArgs], {
+  const persistArgs = persistTo === null ? [] : ["--persist-to", persistTo];
+  const child = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn", ...persistArgs, ...varArgs], {
     cwd: join(repoRoot, dir),
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -86,9 +87,17 @@ export async function startEdgeWorker(vars = {}, { dir = "edge" } = {}) {
   }
   return {
     url,
+    port,
     output: () => output,
     stop() {
       if (!exited) process.kill(-child.pid, "SIGTERM");
+    },
+    /** Kills the runtime at once (workerd included), as a crash would, and waits until it is gone. */
+    async kill() {
+      if (exited) return;
+      const gone = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(-child.pid, "SIGKILL");
+      await gone;
     },
   };
 }

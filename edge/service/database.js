@@ -1,0 +1,169 @@
+// The inbox's SQLite tables (a SQLite-backed Durable Object) and every query on them. All calls are
+// synchronous: inside the object they run one at a time, so a read followed by a write is atomic, which
+// is what the Executor's compare-and-swap relies on.
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS approvals (
+  id TEXT PRIMARY KEY,
+  created_at INTEGER NOT NULL,
+  proposal TEXT NOT NULL,
+  decision TEXT,
+  decided_at INTEGER,
+  decided_by TEXT,
+  decline_reason TEXT
+);
+CREATE INDEX IF NOT EXISTS approvals_by_age ON approvals (created_at DESC);
+CREATE TABLE IF NOT EXISTS confirmations (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS approver_keys (
+  key_id TEXT PRIMARY KEY,
+  approver TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  credential_id TEXT,
+  sign_count INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+);
+CREATE TABLE IF NOT EXISTS audit (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  approval_id TEXT,
+  event TEXT NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_by_approval ON audit (approval_id, seq);
+CREATE TABLE IF NOT EXISTS enrollments (code TEXT PRIMARY KEY, approver TEXT NOT NULL, expires_at INTEGER NOT NULL);
+`;
+
+export class Database {
+  constructor(sql) {
+    this.sql = sql;
+    sql.exec(SCHEMA);
+  }
+
+  rows(query, ...bindings) {
+    return this.sql.exec(query, ...bindings).toArray();
+  }
+
+  // ---- the Executor's confirmation store ----
+
+  confirmationStore() {
+    const get = (key) => this.rows("SELECT value FROM confirmations WHERE key = ?", key)[0]?.value ?? null;
+    const put = (key, value) =>
+      this.sql.exec(
+        "INSERT INTO confirmations (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        key,
+        value,
+      );
+    return {
+      get,
+      put,
+      compareAndSwap(key, expected, next) {
+        if (get(key) !== expected) return false;
+        put(key, next);
+        return true;
+      },
+    };
+  }
+
+  confirmation(id) {
+    const text = this.rows("SELECT value FROM confirmations WHERE key = ?", `confirmation/${id}`)[0]?.value;
+    return text === undefined ? null : JSON.parse(text);
+  }
+
+  // ---- approvals ----
+
+  insertApproval(id, createdAt, proposal) {
+    this.sql.exec("INSERT INTO approvals (id, created_at, proposal) VALUES (?, ?, ?)", id, createdAt, JSON.stringify(proposal));
+  }
+
+  approval(id) {
+    const row = this.rows("SELECT * FROM approvals WHERE id = ?", id)[0];
+    return row === undefined ? null : { ...row, proposal: JSON.parse(row.proposal) };
+  }
+
+  recentApprovals(limit) {
+    return this.rows("SELECT * FROM approvals ORDER BY created_at DESC, id LIMIT ?", limit).map((row) => ({
+      ...row,
+      proposal: JSON.parse(row.proposal),
+    }));
+  }
+
+  /** Records a decision on a pending approval; false when it was no longer pending. */
+  decide(id, decision, at, keyId, declineReason = null) {
+    const cursor = this.sql.exec(
+      "UPDATE approvals SET decision = ?, decided_at = ?, decided_by = ?, decline_reason = ? WHERE id = ? AND decision IS NULL",
+      decision,
+      at,
+      keyId,
+      declineReason,
+      id,
+    );
+    return cursor.rowsWritten === 1;
+  }
+
+  // ---- approver keys ----
+
+  keys() {
+    return this.rows("SELECT * FROM approver_keys ORDER BY created_at, key_id").map((row) => ({
+      ...row,
+      spec: JSON.parse(row.spec),
+    }));
+  }
+
+  key(keyId) {
+    const row = this.rows("SELECT * FROM approver_keys WHERE key_id = ?", keyId)[0];
+    return row === undefined ? null : { ...row, spec: JSON.parse(row.spec) };
+  }
+
+  insertKey({ keyId, approver, spec, credentialId, at }) {
+    this.sql.exec(
+      "INSERT INTO approver_keys (key_id, approver, spec, credential_id, created_at) VALUES (?, ?, ?, ?, ?)",
+      keyId,
+      approver,
+      JSON.stringify(spec),
+      credentialId,
+      at,
+    );
+  }
+
+  revokeKey(keyId, at) {
+    return this.sql.exec("UPDATE approver_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL", at, keyId).rowsWritten === 1;
+  }
+
+  /** Raises a passkey's last signature counter; false when it did not advance (WebAuthn section 7.2 step 21). */
+  advanceSignCount(keyId, count) {
+    const row = this.rows("SELECT sign_count FROM approver_keys WHERE key_id = ?", keyId)[0];
+    if (row === undefined) return false;
+    const last = row.sign_count;
+    if (!((last === 0 && count === 0) || count > last)) return false;
+    this.sql.exec("UPDATE approver_keys SET sign_count = ? WHERE key_id = ?", count, keyId);
+    return true;
+  }
+
+  // ---- enrollment codes (first-run registration of an approver's key) ----
+
+  insertEnrollment(code, approver, expiresAt) {
+    this.sql.exec("INSERT INTO enrollments (code, approver, expires_at) VALUES (?, ?, ?)", code, approver, expiresAt);
+  }
+
+  /** Uses a one-time code: its approver when it exists and has not expired, null otherwise. */
+  takeEnrollment(code, now) {
+    const row = this.rows("SELECT approver, expires_at FROM enrollments WHERE code = ?", code)[0];
+    this.sql.exec("DELETE FROM enrollments WHERE code = ? OR expires_at < ?", code, now);
+    return row !== undefined && row.expires_at >= now ? row.approver : null;
+  }
+
+  // ---- audit trail ----
+
+  appendAudit(at, approvalId, event, detail) {
+    this.sql.exec("INSERT INTO audit (at, approval_id, event, detail) VALUES (?, ?, ?, ?)", at, approvalId, event, JSON.stringify(detail));
+  }
+
+  audit(approvalId, limit) {
+    const rows =
+      approvalId === null
+        ? this.rows("SELECT * FROM audit ORDER BY seq DESC LIMIT ?", limit)
+        : this.rows("SELECT * FROM audit WHERE approval_id = ? ORDER BY seq DESC LIMIT ?", approvalId, limit);
+    return rows.map((row) => ({ ...row, detail: JSON.parse(row.detail) }));
+  }
+}

@@ -1,0 +1,105 @@
+// HTTP plumbing shared by the worker and the Durable Object: JSON answers, typed errors
+// `{ code, message, path }`, and bodies read with a size limit.
+
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
+/** A failure the caller can act on: `status` is the HTTP status, `code` the stable machine-readable name. */
+export class HttpError extends Error {
+  constructor(status, code, message, path = "") {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.path = path;
+  }
+}
+
+export function json(value, status = 200, headers = {}) {
+  return new Response(JSON.stringify(value), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
+}
+
+export function errorResponse(error) {
+  if (error instanceof HttpError) {
+    return json({ code: error.code, message: error.message, path: error.path }, error.status);
+  }
+  // A typed error from the package: the caller's input broke its contract.
+  if (error?.name === "AgentGovernorError") {
+    return json({ code: error.code, message: error.message, path: error.path ?? "" }, 400);
+  }
+  return json({ code: "internal", message: "the guard failed; nothing was approved or applied", path: "" }, 500);
+}
+
+/**
+ * The body as a JSON object, read with a byte limit whether or not the client sent Content-Length.
+ * Anything else (not JSON, not an object, too large, another media type) is a typed 4xx.
+ */
+export async function readJsonObject(request, maxBytes = DEFAULT_MAX_BODY_BYTES) {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new HttpError(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)");
+  }
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  const bytes = await readLimited(request.body, maxBytes);
+  let value;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw new HttpError(400, "invalid_input", "the body is not UTF-8 JSON");
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new HttpError(400, "invalid_input", "the body must be a JSON object");
+  }
+  return value;
+}
+
+function tooLarge(maxBytes) {
+  return new HttpError(413, "payload_too_large", `the body is larger than ${maxBytes} bytes`);
+}
+
+async function readLimited(stream, maxBytes) {
+  if (!stream) return new Uint8Array();
+  const reader = stream.getReader();
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Refuses keys the endpoint does not document, naming the first one. */
+export function onlyKeys(value, allowed, path = "") {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) {
+      throw new HttpError(400, "invalid_input", `unknown field \`${key}\`; allowed: ${allowed.join(", ")}`, path ? `${path}.${key}` : key);
+    }
+  }
+}
+
+export function requireText(value, path, { max = 4096, optional = false } = {}) {
+  if (value === undefined || value === null) {
+    if (optional) return null;
+    throw new HttpError(400, "invalid_input", `\`${path}\` is required`, path);
+  }
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new HttpError(400, "invalid_input", `\`${path}\` must be a non-empty string`, path);
+  }
+  if (value.length > max) throw new HttpError(400, "invalid_input", `\`${path}\` is longer than ${max} characters`, path);
+  return value;
+}

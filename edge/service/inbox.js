@@ -1,0 +1,395 @@
+// The approval inbox: one SQLite-backed Durable Object holds the approvals, the approvers' public keys,
+// the Executor's confirmation store and the audit trail of one inbox, and runs the Executor. Requests reach
+// it only through the worker, which authenticates bearer tokens and names the caller's roles.
+import { DurableObject } from "cloudflare:workers";
+import {
+  Executor,
+  Guard,
+  cancelConfirmation,
+  passkeySignCount,
+  reconcileConfirmation,
+  requestFor,
+  saveConfirmation,
+} from "agent-governor/guard";
+import { Database } from "./database.js";
+import { HttpError, errorResponse, json, onlyKeys, readJsonObject, requireText } from "./http.js";
+import { APPROVAL_STATES, approvalView, readProposal } from "./proposal.js";
+import { readSkillUrls, upstreamSkill } from "./skills.js";
+
+export const ROLES_HEADER = "x-agent-governor-roles";
+const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at", "invalidated_at"];
+const ENROLLMENT_TTL_MS = 15 * 60 * 1000;
+const MAX_LIST = 500;
+
+const PHASE_STATUS = { signature_invalid: 403 };
+
+function isPlainObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function rejection(verdict) {
+  return new HttpError(PHASE_STATUS[verdict.phase] ?? 422, verdict.phase, verdict.reason);
+}
+
+function sameJson(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function limitParam(url) {
+  const text = url.searchParams.get("limit");
+  if (text === null) return 100;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) {
+    throw new HttpError(400, "invalid_input", `limit must be a whole number from 1 to ${MAX_LIST}`, "limit");
+  }
+  return limit;
+}
+
+export class ApprovalInbox extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.db = new Database(ctx.storage.sql);
+    this.store = this.db.confirmationStore();
+    this.skillUrls = readSkillUrls(env);
+    this.verifiers = null;
+  }
+
+  async fetch(request) {
+    try {
+      return await this.route(request);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  }
+
+  async route(request) {
+    const url = new URL(request.url);
+    const roles = new Set((request.headers.get(ROLES_HEADER) ?? "").split(",").filter(Boolean));
+    const need = (...allowed) => {
+      if (!allowed.some((role) => roles.has(role))) {
+        throw new HttpError(roles.size === 0 ? 401 : 403, roles.size === 0 ? "unauthorized" : "forbidden", `this needs a bearer token of: ${allowed.join(", ")}`);
+      }
+    };
+    const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+    const [v1, resource, id, sub, subId] = parts;
+    const method = request.method;
+    if (v1 !== "v1") throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
+    const route = `${method} ${[resource, id && ":id", sub, subId && ":key"].filter(Boolean).join("/")}`;
+    switch (route) {
+      case "POST proposals":
+        need("agent");
+        return this.propose(request);
+      case "GET approvals":
+        need("agent", "inbox", "admin");
+        return this.list(url);
+      case "GET approvals/:id":
+        need("agent", "inbox", "admin");
+        return json(this.view(id));
+      case "POST approvals/:id/decision":
+        return this.decide(id, request);
+      case "POST approvals/:id/cancel":
+        return this.cancel(id, request);
+      case "POST approvals/:id/reconcile":
+        return this.reconcile(id, request);
+      case "POST apply":
+        need("agent");
+        return this.apply(request);
+      case "GET audit":
+        need("inbox", "admin");
+        return json({ records: this.db.audit(url.searchParams.get("approval_id"), limitParam(url)) });
+      case "GET feed":
+        need("agent", "inbox", "admin");
+        return this.feed(request);
+      case "GET keys":
+        need("agent", "inbox", "admin");
+        return json({ keys: this.db.keys().map(publicKeyView) });
+      case "POST enrollments":
+        need("admin");
+        return this.enroll(request);
+      case "POST approvers/:id/keys":
+        return this.registerKey(id, request, roles.has("admin"));
+      case "DELETE approvers/:id/keys/:key":
+        need("admin");
+        return this.revokeKey(id, subId);
+      default:
+        throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
+    }
+  }
+
+  // ---- verification keys ----
+
+  /** The Guard and the Executor over the registered public keys, rebuilt when the keys change. */
+  verifier() {
+    if (this.verifiers) return this.verifiers;
+    const rows = this.db.keys();
+    if (rows.length === 0) throw new HttpError(409, "no_approver_keys", "no approver key is registered: nothing can be approved yet");
+    const keys = Object.fromEntries(rows.map((row) => [row.key_id, { ...row.spec, revoked: row.revoked_at !== null }]));
+    const skills = Object.fromEntries(Object.entries(this.skillUrls).map(([type, url]) => [type, upstreamSkill(url, this.env)]));
+    const executor = new Executor({
+      store: this.store,
+      skills,
+      keys,
+      audit: (record) => this.db.appendAudit(Date.now(), record.confirmation_id, "apply", record),
+    });
+    this.verifiers = { guard: new Guard({ keys }), executor };
+    return this.verifiers;
+  }
+
+  // ---- approvals ----
+
+  view(id) {
+    const row = this.db.approval(id);
+    if (row === null) throw new HttpError(404, "not_found", `no approval \`${id}\``, "approval_id");
+    return approvalView(row, this.db.confirmation(id), Date.now(), requestFor);
+  }
+
+  publish(id) {
+    const message = JSON.stringify({ type: "approval", approval: this.view(id) });
+    for (const socket of this.ctx.getWebSockets()) {
+      try {
+        socket.send(message);
+      } catch {
+        // A socket closing under us: the inbox reconnects and lists again.
+      }
+    }
+  }
+
+  async propose(request) {
+    const proposal = readProposal(await readJsonObject(request, this.maxBody()), Object.keys(this.skillUrls));
+    const id = crypto.randomUUID();
+    const now = Date.now();
+    this.db.insertApproval(id, now, proposal);
+    this.db.appendAudit(now, id, "proposed", { node_id: proposal.node_id, proposed_change: proposal.proposed_change, agent_id: proposal.agent_id });
+    this.publish(id);
+    return json(this.view(id), 201);
+  }
+
+  list(url) {
+    const state = url.searchParams.get("state");
+    if (state !== null && !APPROVAL_STATES.includes(state)) {
+      throw new HttpError(400, "invalid_input", `state must be one of ${APPROVAL_STATES.join(", ")}`, "state");
+    }
+    const limit = limitParam(url);
+    const now = Date.now();
+    const views = this.db
+      .recentApprovals(state === null ? limit : MAX_LIST * 4)
+      .map((row) => approvalView(row, this.db.confirmation(row.id), now, requestFor))
+      .filter((view) => state === null || view.state === state)
+      .slice(0, limit);
+    return json({ approvals: views });
+  }
+
+  pending(id) {
+    const row = this.db.approval(id);
+    if (row === null) throw new HttpError(404, "not_found", `no approval \`${id}\``, "approval_id");
+    const view = approvalView(row, this.db.confirmation(id), Date.now(), requestFor);
+    if (view.state !== "pending") {
+      throw new HttpError(409, "not_pending", `approval \`${id}\` is ${view.state}; only a pending approval can be decided`);
+    }
+    return view;
+  }
+
+  /** y with a signed confirmation (or passkey assertion) of exactly the proposed change, or n with a signed decline. */
+  async decide(id, request) {
+    const body = await readJsonObject(request, this.maxBody());
+    onlyKeys(body, ["decision", "confirmation", "action"]);
+    if (body.decision === "y") return this.approve(id, body.confirmation);
+    if (body.decision === "n") return this.decline(id, body.action);
+    throw new HttpError(400, "invalid_input", "decision must be \"y\" or \"n\"", "decision");
+  }
+
+  approve(id, confirmation) {
+    if (!isPlainObject(confirmation)) throw new HttpError(400, "invalid_input", "a y needs the signed `confirmation`", "confirmation");
+    const view = this.pending(id);
+    for (const field of LIFECYCLE_FIELDS) {
+      if (confirmation[field] !== undefined && confirmation[field] !== null && confirmation[field] !== false) {
+        throw new HttpError(400, "invalid_input", `\`${field}\` is kept by the guard, never sent by a client`, `confirmation.${field}`);
+      }
+    }
+    for (const field of ["confirmation_id", "node_id", "proposed_change", "intent", "confirmed_by"]) {
+      if (!sameJson(confirmation[field], view.draft[field])) {
+        throw new HttpError(422, "change_mismatch", `the signed \`${field}\` differs from the proposal`, `confirmation.${field}`);
+      }
+    }
+    const { guard } = this.verifier();
+    const verdict = guard.check(confirmation, requestFor(confirmation));
+    if (verdict.verdict === "rejected") throw rejection(verdict);
+    if (verdict.verdict !== "pending_precondition") throw new HttpError(500, "internal", "unexpected verdict");
+    this.advanceCounter(confirmation.key_id, confirmation.assertion);
+    return this.storeApproval(id, confirmation);
+  }
+
+  async storeApproval(id, confirmation) {
+    const clean = Object.fromEntries(Object.entries(confirmation).filter(([field]) => !LIFECYCLE_FIELDS.includes(field)));
+    await saveConfirmation(this.store, clean);
+    const now = Date.now();
+    if (!this.db.decide(id, "y", now, clean.key_id)) throw new HttpError(409, "not_pending", `approval \`${id}\` was decided concurrently`);
+    this.db.appendAudit(now, id, "approved", { key_id: clean.key_id, ui_action: clean.ui_action, confirmed_at: clean.confirmed_at, passkey: clean.assertion !== undefined && clean.assertion !== null });
+    this.publish(id);
+    return json(this.view(id));
+  }
+
+  /** A passkey's signature counter must grow (WebAuthn 7.2 step 21): a repeat suggests a cloned credential. */
+  advanceCounter(keyId, assertion) {
+    if (assertion === undefined || assertion === null) return;
+    const count = passkeySignCount(assertion);
+    if (!this.db.advanceSignCount(keyId, count)) {
+      throw new HttpError(403, "signature_invalid", "the passkey's signature counter did not advance: the assertion is replayed or the credential was cloned");
+    }
+  }
+
+  /** Checks a signed human action about approval `id`; returns it. */
+  checkedAction(id, action, kinds) {
+    if (!isPlainObject(action)) throw new HttpError(400, "invalid_input", "the signed `action` is required", "action");
+    if (!kinds.includes(action.action)) throw new HttpError(400, "invalid_input", `action must be one of ${kinds.join(", ")}`, "action.action");
+    if (action.approval_id !== id) throw new HttpError(422, "change_mismatch", "the signed action is about another approval", "action.approval_id");
+    const verdict = this.verifier().guard.checkAction(action);
+    if (verdict.verdict === "rejected") throw rejection(verdict);
+    this.advanceCounter(action.key_id, action.assertion);
+    return action;
+  }
+
+  decline(id, action) {
+    this.pending(id);
+    const checked = this.checkedAction(id, action, ["decline"]);
+    const now = Date.now();
+    if (!this.db.decide(id, "n", now, checked.key_id, checked.detail ?? "")) throw new HttpError(409, "not_pending", `approval \`${id}\` was decided concurrently`);
+    this.db.appendAudit(now, id, "declined", { key_id: checked.key_id, reason: checked.detail ?? "" });
+    this.publish(id);
+    return json(this.view(id));
+  }
+
+  async cancel(id, request) {
+    const body = await readJsonObject(request, this.maxBody());
+    onlyKeys(body, ["action"]);
+    this.view(id);
+    const checked = this.checkedAction(id, body.action, ["cancel"]);
+    await this.settle(() => cancelConfirmation(this.store, id));
+    this.db.appendAudit(Date.now(), id, "cancelled", { key_id: checked.key_id, reason: checked.detail ?? "" });
+    this.publish(id);
+    return json(this.view(id));
+  }
+
+  /** A human settles an in-flight approval after checking the node: applied -> consumed, not applied -> approved. */
+  async reconcile(id, request) {
+    const body = await readJsonObject(request, this.maxBody());
+    onlyKeys(body, ["action"]);
+    this.view(id);
+    const checked = this.checkedAction(id, body.action, ["reconcile_applied", "reconcile_not_applied"]);
+    const applied = checked.action === "reconcile_applied";
+    await this.settle(() => reconcileConfirmation(this.store, id, applied));
+    this.db.appendAudit(Date.now(), id, "reconciled", { key_id: checked.key_id, applied, note: checked.detail ?? "" });
+    this.publish(id);
+    return json(this.view(id));
+  }
+
+  async settle(transition) {
+    try {
+      await transition();
+    } catch (error) {
+      if (["not_cancellable", "not_in_flight", "not_found", "conflict"].includes(error?.code)) {
+        throw new HttpError(409, error.code, error.message);
+      }
+      throw error;
+    }
+  }
+
+  async apply(request) {
+    const body = await readJsonObject(request, this.maxBody());
+    const { executor } = this.verifier();
+    const result = await executor.execute(body);
+    if (this.db.approval(result.confirmation_id) !== null) this.publish(result.confirmation_id);
+    return json(result);
+  }
+
+  // ---- live feed (WebSocket hibernation: the object may sleep while sockets stay open) ----
+
+  feed(request) {
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+      throw new HttpError(426, "upgrade_required", "the feed is a WebSocket: send Upgrade: websocket");
+    }
+    const [client, server] = Object.values(new WebSocketPair());
+    this.ctx.acceptWebSocket(server);
+    server.send(JSON.stringify({ type: "hello", approvals: this.db.recentApprovals(50).map((row) => approvalView(row, this.db.confirmation(row.id), Date.now(), requestFor)) }));
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  webSocketMessage(socket, message) {
+    if (message === "ping") socket.send("pong");
+  }
+
+  webSocketClose(socket, code) {
+    try {
+      socket.close(code === 1005 ? 1000 : code, "closing");
+    } catch {
+      // Already closed.
+    }
+  }
+
+  // ---- approver keys ----
+
+  async enroll(request) {
+    const body = await readJsonObject(request, this.maxBody());
+    onlyKeys(body, ["approver"]);
+    const approver = requireText(body.approver, "approver", { max: 128 });
+    const code = crypto.randomUUID();
+    const expiresAt = Date.now() + ENROLLMENT_TTL_MS;
+    this.db.insertEnrollment(code, approver, expiresAt);
+    return json({ approver, enrollment_code: code, expires_at: new Date(expiresAt).toISOString() }, 201);
+  }
+
+  /** Registers a public key: by the admin, or by the approver with a one-time enrollment code. */
+  async registerKey(approver, request, isAdmin) {
+    const body = await readJsonObject(request, this.maxBody());
+    onlyKeys(body, ["key_id", "type", "public_key", "algorithm", "credential_id", "enrollment_code"]);
+    if (!isAdmin) {
+      const code = requireText(body.enrollment_code, "enrollment_code", { max: 64 });
+      if (this.db.takeEnrollment(code, Date.now()) !== approver) {
+        throw new HttpError(403, "forbidden", "the enrollment code is unknown, used, expired or for another approver", "enrollment_code");
+      }
+    }
+    const keyId = requireText(body.key_id, "key_id", { max: 128 });
+    if (this.db.key(keyId) !== null) throw new HttpError(409, "conflict", `key \`${keyId}\` exists; key ids are never reused`, "key_id");
+    const spec =
+      body.type === "webauthn"
+        ? { type: "webauthn", algorithm: body.algorithm, public_key: body.public_key, rp_id: this.env.RP_ID, origins: (this.env.ORIGINS ?? "").split(",").map((origin) => origin.trim()).filter(Boolean) }
+        : { type: body.type, public_key: body.public_key };
+    // The package reads the key exactly as it will verify with it: a bad key is a typed invalid_key.
+    new Guard({ keys: { [keyId]: spec } }).free();
+    const credentialId = body.type === "webauthn" ? requireText(body.credential_id, "credential_id", { max: 1024 }) : null;
+    const now = Date.now();
+    this.db.insertKey({ keyId, approver, spec, credentialId, at: now });
+    this.db.appendAudit(now, null, "key_registered", { approver, key_id: keyId, type: spec.type, by: isAdmin ? "admin" : "enrollment" });
+    this.verifiers = null;
+    return json(publicKeyView(this.db.key(keyId)), 201);
+  }
+
+  revokeKey(approver, keyId) {
+    const key = this.db.key(keyId);
+    if (key === null || key.approver !== approver) throw new HttpError(404, "not_found", `approver \`${approver}\` has no key \`${keyId}\``);
+    const now = Date.now();
+    if (!this.db.revokeKey(keyId, now)) throw new HttpError(409, "conflict", `key \`${keyId}\` is already revoked`);
+    this.db.appendAudit(now, null, "key_revoked", { approver, key_id: keyId });
+    this.verifiers = null;
+    return json(publicKeyView(this.db.key(keyId)));
+  }
+
+  maxBody() {
+    return Number(this.env.MAX_BODY_BYTES ?? 64 * 1024);
+  }
+}
+
+function publicKeyView(row) {
+  return {
+    key_id: row.key_id,
+    approver: row.approver,
+    type: row.spec.type,
+    algorithm: row.spec.algorithm ?? null,
+    public_key: row.spec.public_key,
+    credential_id: row.credential_id,
+    rp_id: row.spec.rp_id ?? null,
+    sign_count: row.sign_count,
+    created_at: new Date(row.created_at).toISOString(),
+    revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+  };
+}

@@ -1,0 +1,112 @@
+// A proposal from the agent, checked field by field, and the approval the inbox and the agent see.
+
+import { HttpError, onlyKeys, requireText } from "./http.js";
+
+export const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+const PROPOSAL_FIELDS = ["node_id", "proposed_change", "intent", "reason", "summary", "impact_scope", "evidence", "agent_id"];
+const EVIDENCE_FIELDS = ["closer", "watcher"];
+
+function singleLine(value, path) {
+  if (value !== null && /[\r\n]/.test(value)) {
+    throw new HttpError(400, "invalid_input", `\`${path}\` must be one line: the request is exactly two lines`, path);
+  }
+  return value;
+}
+
+/** Reads a proposal body; the change's type must have a skill configured (nothing else could apply it). */
+export function readProposal(body, skillTypes) {
+  onlyKeys(body, PROPOSAL_FIELDS);
+  const change = body.proposed_change;
+  if (change === null || typeof change !== "object" || Array.isArray(change)) {
+    throw new HttpError(400, "invalid_input", "`proposed_change` must be { type, from, to }", "proposed_change");
+  }
+  onlyKeys(change, ["type", "from", "to"], "proposed_change");
+  const proposed_change = {
+    type: requireText(change.type, "proposed_change.type", { max: 128 }),
+    from: typeof change.from === "string" ? change.from : requireText(change.from, "proposed_change.from"),
+    to: requireText(change.to, "proposed_change.to", { max: 512 }),
+  };
+  if (proposed_change.from.length > 512) throw new HttpError(400, "invalid_input", "`proposed_change.from` is too long", "proposed_change.from");
+  if (!skillTypes.includes(proposed_change.type)) {
+    throw new HttpError(422, "no_skill", `no skill is configured for change type \`${proposed_change.type}\`; configured: ${skillTypes.join(", ") || "none"}`, "proposed_change.type");
+  }
+  const evidence = body.evidence ?? null;
+  if (evidence !== null) {
+    if (typeof evidence !== "object" || Array.isArray(evidence)) {
+      throw new HttpError(400, "invalid_input", "`evidence` must be { closer?, watcher? }", "evidence");
+    }
+    onlyKeys(evidence, EVIDENCE_FIELDS, "evidence");
+    for (const name of EVIDENCE_FIELDS) {
+      const item = evidence[name];
+      if (item !== undefined && item !== null && (typeof item !== "object" || Array.isArray(item))) {
+        throw new HttpError(400, "invalid_input", `\`evidence.${name}\` must be the component's result object`, `evidence.${name}`);
+      }
+    }
+  }
+  const node_id = requireText(body.node_id, "node_id", { max: 256 });
+  return {
+    node_id,
+    proposed_change,
+    intent: requireText(body.intent, "intent"),
+    agent_reason: requireText(body.reason, "reason", { optional: true }),
+    agent_id: requireText(body.agent_id, "agent_id", { max: 128, optional: true }),
+    request: {
+      what:
+        singleLine(requireText(body.summary, "summary", { max: 300, optional: true }), "summary") ??
+        `${proposed_change.type} on ${node_id}: ${proposed_change.from || "(none)"} -> ${proposed_change.to}`,
+      impact: singleLine(requireText(body.impact_scope, "impact_scope", { max: 300, optional: true }), "impact_scope") ?? `node ${node_id} only`,
+    },
+    evidence: evidence === null ? null : { closer: evidence.closer ?? null, watcher: evidence.watcher ?? null },
+  };
+}
+
+const iso = (millis) => (millis === null || millis === undefined ? null : new Date(millis).toISOString());
+
+/** The state of an approval: before a decision from the row, after one from the stored confirmation. */
+export function approvalState(row, confirmation, now) {
+  if (row.decision === "n") return "declined";
+  if (row.decision === null) return now - row.created_at >= APPROVAL_TTL_MS ? "expired" : "pending";
+  if (confirmation === null) return "approved";
+  if (confirmation.consumed) return "consumed";
+  if (confirmation.in_flight_at) return "in_flight";
+  if (confirmation.invalidated_at) return "invalidated";
+  if (confirmation.cancelled) return "cancelled";
+  return now - Date.parse(confirmation.confirmed_at) >= APPROVAL_TTL_MS ? "expired" : "approved";
+}
+
+/** What the inbox shows and the agent reads: the two lines, the change, the evidence, and what to sign. */
+export function approvalView(row, confirmation, now, requestFor) {
+  const { proposal } = row;
+  const state = approvalState(row, confirmation, now);
+  const expiresAt = confirmation ? Date.parse(confirmation.confirmed_at) + APPROVAL_TTL_MS : row.created_at + APPROVAL_TTL_MS;
+  return {
+    approval_id: row.id,
+    state,
+    created_at: iso(row.created_at),
+    expires_at: iso(expiresAt),
+    request: proposal.request,
+    node_id: proposal.node_id,
+    proposed_change: proposal.proposed_change,
+    intent: proposal.intent,
+    agent_reason: proposal.agent_reason,
+    agent_id: proposal.agent_id,
+    evidence: proposal.evidence,
+    // The approver adds reason, confirmed_at and ui_action, then signs (Ed25519) or asserts (passkey).
+    draft: {
+      confirmation_id: row.id,
+      node_id: proposal.node_id,
+      proposed_change: proposal.proposed_change,
+      intent: proposal.intent,
+      confirmed_by: "human",
+    },
+    decision:
+      row.decision === null
+        ? null
+        : { decision: row.decision, at: iso(row.decided_at), key_id: row.decided_by, reason: row.decline_reason ?? confirmation?.reason ?? null },
+    confirmation,
+    // What the agent sends to POST /v1/apply once approved.
+    executor_request: confirmation ? requestFor(confirmation) : null,
+  };
+}
+
+export const APPROVAL_STATES = ["pending", "declined", "expired", "approved", "in_flight", "consumed", "cancelled", "invalidated"];

@@ -1,0 +1,76 @@
+// A small task board that plays the upstream skill the edge guard applies through: nodes with statuses and
+// the transitions allowed between them. It counts every Apply it receives, so a test (or a person) can see
+// that each approval was applied exactly once.
+//
+//   POST /preview {node_id}          -> { current_status, valid_transitions }
+//   POST /apply   ApplyRequest       -> 200 { applied: true } | 422 { applied: false, message }
+//   GET  /board                      -> { nodes, applies }
+import { createServer } from "node:http";
+
+const TRANSITIONS = {
+  todo: ["in_progress"],
+  in_progress: ["in_review", "todo"],
+  in_review: ["done", "in_progress"],
+  done: [],
+};
+
+async function body(request) {
+  const chunks = [];
+  for await (const chunk of request) chunks.push(chunk);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
+}
+
+/**
+ * Starts the board on 127.0.0.1. `nodes` maps node ids to statuses. `holdApply(request)` may return a
+ * promise that delays the answer to an Apply after it is counted (a test uses it to stop the guard mid-way).
+ */
+export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, token = null } = {}) {
+  const board = new Map(Object.entries(nodes));
+  const applies = [];
+  const server = createServer(async (request, response) => {
+    const send = (status, value) => {
+      response.writeHead(status, { "content-type": "application/json" });
+      response.end(JSON.stringify(value));
+    };
+    try {
+      if (token !== null && request.headers.authorization !== `Bearer ${token}`) return send(401, { message: "bad token" });
+      if (request.method === "GET" && request.url === "/board") {
+        return send(200, { nodes: Object.fromEntries(board), applies });
+      }
+      if (request.method === "POST" && request.url === "/preview") {
+        const { node_id } = await body(request);
+        if (!board.has(node_id)) return send(404, { message: `no node ${node_id}` });
+        const current = board.get(node_id);
+        return send(200, {
+          current_status: current,
+          valid_transitions: (TRANSITIONS[current] ?? []).map((status) => ({ status, label: status.replace("_", " ") })),
+        });
+      }
+      if (request.method === "POST" && request.url === "/apply") {
+        const applyRequest = await body(request);
+        const { node_id, confirm_status, confirmation } = applyRequest;
+        applies.push({ node_id, confirm_status, confirmation_id: confirmation?.confirmation_id, at: Date.now() });
+        const current = board.get(node_id);
+        const allowed = TRANSITIONS[current] ?? [];
+        if (!allowed.includes(confirm_status)) {
+          return send(422, { applied: false, message: `${current} -> ${confirm_status} is not a valid transition` });
+        }
+        board.set(node_id, confirm_status);
+        if (holdApply) await holdApply(applyRequest);
+        return send(200, { applied: true, node_id, status: confirm_status });
+      }
+      return send(404, { message: "no such route" });
+    } catch (error) {
+      if (!response.headersSent) send(400, { message: String(error?.message ?? error) });
+    }
+  });
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  return {
+    url,
+    board,
+    applies,
+    appliesFor: (confirmationId) => applies.filter((apply) => apply.confirmation_id === confirmationId).length,
+    close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }),
+  };
+}
