@@ -27,6 +27,8 @@ async function body(request) {
 export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, token = null } = {}) {
   const board = new Map(Object.entries(nodes));
   const applies = [];
+  // `handle.hold` may be set later, like `holdApply`.
+  const handle = { hold: null };
   const server = createServer(async (request, response) => {
     const send = (status, value) => {
       response.writeHead(status, { "content-type": "application/json" });
@@ -56,7 +58,8 @@ export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, t
           return send(422, { applied: false, message: `${current} -> ${confirm_status} is not a valid transition` });
         }
         board.set(node_id, confirm_status);
-        if (holdApply) await holdApply(applyRequest);
+        const hold = handle.hold ?? holdApply;
+        if (hold) await hold(applyRequest);
         return send(200, { applied: true, node_id, status: confirm_status });
       }
       return send(404, { message: "no such route" });
@@ -66,11 +69,11 @@ export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, t
   });
   await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${server.address().port}`;
-  return {
+  return Object.assign(handle, {
     url,
     board,
     applies,
     appliesFor: (confirmationId) => applies.filter((apply) => apply.confirmation_id === confirmationId).length,
     close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }),
-  };
+  });
 }

@@ -2,6 +2,8 @@
 // `{ code, message, path }`, and bodies read with a size limit.
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+/** How much of an oversized body is read and dropped before the connection is cut. */
+const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** A failure the caller can act on: `status` is the HTTP status, `code` the stable machine-readable name. */
 export class HttpError extends Error {
@@ -32,17 +34,21 @@ export function errorResponse(error) {
 }
 
 /**
- * The body as a JSON object, read with a byte limit whether or not the client sent Content-Length.
- * Anything else (not JSON, not an object, too large, another media type) is a typed 4xx.
+ * The whole body, read with a byte limit whether or not the client sent Content-Length. The worker reads
+ * every body before it answers anything (even a 401): a client still sending when the answer comes would
+ * see a reset rather than the answer.
  */
-export async function readJsonObject(request, maxBytes = DEFAULT_MAX_BODY_BYTES) {
+export async function readBody(request, maxBytes = DEFAULT_MAX_BODY_BYTES) {
+  return readLimited(request.body, maxBytes);
+}
+
+/** The (already size-limited) body as a JSON object; anything else is a typed 4xx. */
+export async function readJsonObject(request) {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new HttpError(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)");
   }
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const bytes = await readLimited(request.body, maxBytes);
+  const bytes = new Uint8Array(await request.arrayBuffer());
   let value;
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
@@ -69,6 +75,13 @@ async function readLimited(stream, maxBytes) {
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
+      // Read the rest and drop it (up to a bound), so the client gets its 413 rather than a reset.
+      let drained = total;
+      while (drained <= DRAIN_LIMIT_BYTES) {
+        const next = await reader.read();
+        if (next.done) throw tooLarge(maxBytes);
+        drained += next.value.byteLength;
+      }
       await reader.cancel();
       throw tooLarge(maxBytes);
     }

@@ -155,7 +155,7 @@ export class ApprovalInbox extends DurableObject {
   }
 
   async propose(request) {
-    const proposal = readProposal(await readJsonObject(request, this.maxBody()), Object.keys(this.skillUrls));
+    const proposal = readProposal(await readJsonObject(request), Object.keys(this.skillUrls));
     const id = crypto.randomUUID();
     const now = Date.now();
     this.db.insertApproval(id, now, proposal);
@@ -191,7 +191,7 @@ export class ApprovalInbox extends DurableObject {
 
   /** y with a signed confirmation (or passkey assertion) of exactly the proposed change, or n with a signed decline. */
   async decide(id, request) {
-    const body = await readJsonObject(request, this.maxBody());
+    const body = await readJsonObject(request);
     onlyKeys(body, ["decision", "confirmation", "action"]);
     if (body.decision === "y") return this.approve(id, body.confirmation);
     if (body.decision === "n") return this.decline(id, body.action);
@@ -260,7 +260,7 @@ export class ApprovalInbox extends DurableObject {
   }
 
   async cancel(id, request) {
-    const body = await readJsonObject(request, this.maxBody());
+    const body = await readJsonObject(request);
     onlyKeys(body, ["action"]);
     this.view(id);
     const checked = this.checkedAction(id, body.action, ["cancel"]);
@@ -272,7 +272,7 @@ export class ApprovalInbox extends DurableObject {
 
   /** A human settles an in-flight approval after checking the node: applied -> consumed, not applied -> approved. */
   async reconcile(id, request) {
-    const body = await readJsonObject(request, this.maxBody());
+    const body = await readJsonObject(request);
     onlyKeys(body, ["action"]);
     this.view(id);
     const checked = this.checkedAction(id, body.action, ["reconcile_applied", "reconcile_not_applied"]);
@@ -295,7 +295,7 @@ export class ApprovalInbox extends DurableObject {
   }
 
   async apply(request) {
-    const body = await readJsonObject(request, this.maxBody());
+    const body = await readJsonObject(request);
     const { executor } = this.verifier();
     const result = await executor.execute(body);
     if (this.db.approval(result.confirmation_id) !== null) this.publish(result.confirmation_id);
@@ -329,7 +329,7 @@ export class ApprovalInbox extends DurableObject {
   // ---- approver keys ----
 
   async enroll(request) {
-    const body = await readJsonObject(request, this.maxBody());
+    const body = await readJsonObject(request);
     onlyKeys(body, ["approver"]);
     const approver = requireText(body.approver, "approver", { max: 128 });
     const code = crypto.randomUUID();
@@ -340,9 +340,12 @@ export class ApprovalInbox extends DurableObject {
 
   /** Registers a public key: by the admin, or by the approver with a one-time enrollment code. */
   async registerKey(approver, request, isAdmin) {
-    const body = await readJsonObject(request, this.maxBody());
+    const body = await readJsonObject(request);
     onlyKeys(body, ["key_id", "type", "public_key", "algorithm", "credential_id", "enrollment_code"]);
     if (!isAdmin) {
+      if (body.enrollment_code === undefined) {
+        throw new HttpError(403, "forbidden", "registering a key needs the admin token or the approver's enrollment code", "enrollment_code");
+      }
       const code = requireText(body.enrollment_code, "enrollment_code", { max: 64 });
       if (this.db.takeEnrollment(code, Date.now()) !== approver) {
         throw new HttpError(403, "forbidden", "the enrollment code is unknown, used, expired or for another approver", "enrollment_code");
@@ -374,9 +377,6 @@ export class ApprovalInbox extends DurableObject {
     return json(publicKeyView(this.db.key(keyId)));
   }
 
-  maxBody() {
-    return Number(this.env.MAX_BODY_BYTES ?? 64 * 1024);
-  }
 }
 
 function publicKeyView(row) {

@@ -6,7 +6,7 @@
 // that makes an Apply happen once, the list the inbox shows and its live feed are all consistent without
 // any cross-object protocol. An inbox is one team's queue of agent actions awaiting people; more traffic
 // than one object serves is split by running more inboxes (one per team or tenant).
-import { errorResponse, json } from "./http.js";
+import { DEFAULT_MAX_BODY_BYTES, errorResponse, json, readBody } from "./http.js";
 import { ApprovalInbox, ROLES_HEADER } from "./inbox.js";
 import { rolesOf } from "./auth.js";
 
@@ -35,12 +35,15 @@ export default {
       if (url.pathname === "/" && request.method === "GET") {
         return json({ service: "agent-governor edge guard", routes: ROUTES });
       }
+      const hasBody = request.method !== "GET" && request.method !== "HEAD";
+      const body = hasBody ? await readBody(request, Number(env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES)) : null;
       const roles = await rolesOf(request, env);
       // The roles header is the worker's alone: whatever a client sent under that name is replaced.
       const headers = new Headers(request.headers);
       headers.set(ROLES_HEADER, [...roles].join(","));
+      headers.delete("content-length");
       const inbox = env.INBOX.get(env.INBOX.idFromName(env.INBOX_NAME ?? "default"));
-      return await inbox.fetch(new Request(request, { headers }));
+      return await inbox.fetch(new Request(request.url, { method: request.method, headers, body }));
     } catch (error) {
       return errorResponse(error);
     }
