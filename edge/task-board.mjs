@@ -77,3 +77,12 @@ export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, t
     close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }),
   });
 }
+
+// `node edge/task-board.mjs [PORT]`: a board with a few tasks on 127.0.0.1 (default port 8788, the
+// upstream that edge/service/wrangler.toml names).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const port = Number(process.argv[2] ?? process.env.PORT ?? 8788);
+  const nodes = { "task-1": "todo", "task-2": "in_progress", "task-3": "in_review" };
+  const board = await startTaskBoard({ port, nodes });
+  console.log(`task board on ${board.url} (GET /board)`);
+}

@@ -1,0 +1,62 @@
+// The README's curl walk-through of the edge guard service, run as written against `wrangler dev`, so the
+// API reference cannot rot.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { repoRoot } from "./helpers.mjs";
+import { startTaskBoard } from "../../edge/task-board.mjs";
+import { ADMIN, AGENT, INBOX, startGuardService } from "./edge-service-support.mjs";
+
+function walkThrough() {
+  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const start = readme.indexOf("### Walk-through with curl");
+  const section = readme.slice(start, readme.indexOf("\n## ", start));
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
+  assert.ok(blocks.length >= 5, "the README walks through the API in sh blocks");
+  return blocks.join("\n");
+}
+
+function runScript(script, options) {
+  return new Promise((resolve) => {
+    const child = spawn("bash", ["-euo", "pipefail", "-c", script], { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+test("the README's curl walk-through runs as written: registered, proposed, approved, applied once, declined", async () => {
+  const board = await startTaskBoard({ nodes: { "task-1": "todo", "task-3": "in_review" } });
+  const guard = await startGuardService(board);
+  try {
+    // A scratch directory where `node edge/approver.mjs` resolves, as it does from the repository.
+    const directory = mkdtempSync(join(tmpdir(), "readme-edge-"));
+    symlinkSync(join(repoRoot, "edge"), join(directory, "edge"));
+    // Asynchronously: the board answering the guard runs in this process.
+    const run = await runScript(walkThrough(), {
+      cwd: directory,
+      env: { ...process.env, GUARD: guard.url, AGENT_TOKEN: AGENT, INBOX_TOKEN: INBOX, ADMIN_TOKEN: ADMIN },
+    });
+    assert.equal(run.status, 0, `${run.stderr}\n${run.stdout}`);
+    const outcomes = [...run.stdout.matchAll(/"outcome":"(\w+)"/g)].map((match) => match[1]);
+    assert.deepEqual(outcomes.slice(0, 2), ["applied", "rejected"], "the two Applies (the audit trail repeats them)");
+    assert.match(run.stdout, /"phase":"already_consumed"/);
+    assert.match(run.stdout, /"state":"declined"/);
+    assert.match(run.stdout, /"code":"invalid_input","message":"a y needs the signed `confirmation`","path":"confirmation"/);
+    assert.equal(board.applies.length, 1);
+    assert.equal(board.board.get("task-1"), "in_progress");
+    assert.equal(board.board.get("task-3"), "in_review");
+  } finally {
+    guard.stop();
+    await board.close();
+  }
+});
