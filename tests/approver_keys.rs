@@ -629,3 +629,33 @@ fn a_human_action_by_passkey_signs_the_actions_hash_not_a_confirmations() {
         Phase::SignatureInvalid
     );
 }
+
+#[test]
+fn a_remembered_verification_never_covers_a_changed_approval() {
+    let key = ed25519_signing_key(1);
+    let keys = ring(&[("alice-1", ed25519_spec(&key))]);
+    let approval = ed25519_signed(&key, "alice-1", unsigned());
+    for _ in 0..3 {
+        assert_eq!(verdict(&keys, &approval), CheckVerdict::Pass);
+        let mut altered = approval.clone();
+        altered.intent = "something else".into();
+        assert_eq!(
+            rejected_phase(&verdict(&keys, &altered)),
+            Phase::SignatureInvalid
+        );
+        let mut other_signature = approval.clone();
+        other_signature.signature = Some("00".repeat(64));
+        assert_eq!(
+            rejected_phase(&verdict(&keys, &other_signature)),
+            Phase::SignatureInvalid
+        );
+    }
+    // A ring rebuilt with the key revoked remembers nothing.
+    let mut revoked = json!({ "type": "ed25519", "public_key": encode_base64url(key.verifying_key().as_bytes()) });
+    revoked["revoked"] = json!(true);
+    let after = ring(&[("alice-1", keyspec(revoked))]);
+    assert_eq!(
+        rejected_phase(&verdict(&after, &approval)),
+        Phase::SignatureInvalid
+    );
+}

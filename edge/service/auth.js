@@ -10,16 +10,18 @@ function tokens(value) {
     .filter((token) => token.length > 0);
 }
 
-async function same(a, b) {
-  // Compare digests so the comparison takes the same time whatever the lengths.
-  const [left, right] = await Promise.all([a, b].map((text) => crypto.subtle.digest("SHA-256", encoder.encode(text))));
-  return crypto.subtle.timingSafeEqual(left, right);
-}
+const digest = (text) => crypto.subtle.digest("SHA-256", encoder.encode(text));
 
-async function matchesAny(presented, configured) {
-  let found = false;
-  for (const token of tokens(configured)) if (await same(presented, token)) found = true;
-  return found;
+// The configured tokens' digests, computed once per isolate (the secrets do not change while it lives).
+let configuredDigests = null;
+async function configured(env) {
+  configuredDigests ??= Promise.all(
+    [["agent", env.AGENT_TOKENS], ["inbox", env.INBOX_TOKEN], ["admin", env.ADMIN_TOKEN]].map(async ([role, value]) => [
+      role,
+      await Promise.all(tokens(value).map(digest)),
+    ]),
+  );
+  return configuredDigests;
 }
 
 /** The roles of the bearer token in the request (Authorization header, or `access_token` for a WebSocket). */
@@ -28,9 +30,13 @@ export async function rolesOf(request, env) {
   const header = request.headers.get("authorization") ?? "";
   const presented = header.startsWith("Bearer ") ? header.slice(7).trim() : url.searchParams.get("access_token") ?? "";
   if (presented === "") return new Set();
+  // Digests compared in constant time, so the comparison takes the same time whatever the lengths.
+  const given = await digest(presented);
   const roles = new Set();
-  if (await matchesAny(presented, env.AGENT_TOKENS)) roles.add("agent");
-  if (await matchesAny(presented, env.INBOX_TOKEN)) roles.add("inbox");
-  if (await matchesAny(presented, env.ADMIN_TOKEN)) roles.add("admin");
+  for (const [role, digests] of await configured(env)) {
+    let found = false;
+    for (const expected of digests) if (crypto.subtle.timingSafeEqual(given, expected)) found = true;
+    if (found) roles.add(role);
+  }
   return roles;
 }

@@ -298,7 +298,8 @@ export class ApprovalInbox extends DurableObject {
     const body = await readJsonObject(request);
     const { executor } = this.verifier();
     const result = await executor.execute(body);
-    if (this.db.approval(result.confirmation_id) !== null) this.publish(result.confirmation_id);
+    // A rejection changes nothing the inbox shows; every other outcome moves the approval on.
+    if (result.outcome !== "rejected" && this.db.approval(result.confirmation_id) !== null) this.publish(result.confirmation_id);
     return json(result);
   }
 

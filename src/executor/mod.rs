@@ -21,6 +21,7 @@ pub mod result;
 pub mod run;
 pub mod signature;
 pub mod storage;
+pub mod verified_cache;
 
 pub use audit::{AuditRecord, Route};
 pub use batch::BatchResult;

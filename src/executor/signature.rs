@@ -11,6 +11,7 @@
 use super::confirmation::{Confirmation, ConfirmedBy};
 use super::passkey::{PasskeyAssertion, verify_assertion};
 use super::public_key::{KeySpec, ParsedPublicKey, PublicKeySpec};
+use super::verified_cache::VerifiedCache;
 use crate::input::{InputError, InputErrorCode};
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
@@ -70,6 +71,8 @@ impl Signer {
 #[derive(Clone, Default)]
 pub struct KeyRing {
     keys: BTreeMap<String, TrustedKey>,
+    /// Public-key verifications that succeeded, so the same approval seen again is not verified again.
+    verified: VerifiedCache,
 }
 
 #[derive(Clone)]
@@ -175,12 +178,16 @@ impl KeyRing {
                 "at least one verification key is required: unsigned approvals are never trusted",
             ));
         }
-        Ok(Self { keys })
+        Ok(Self {
+            keys,
+            verified: VerifiedCache::default(),
+        })
     }
 
     pub fn from_signer(signer: &Signer) -> Self {
         Self {
             keys: BTreeMap::from([(signer.key_id.clone(), TrustedKey::secret(&signer.secret))]),
+            verified: VerifiedCache::default(),
         }
     }
 
@@ -236,11 +243,16 @@ impl KeyRing {
                         "key `{key_id}` is a passkey: it signs with an assertion"
                     ));
                 }
+                let signed = message(key_id);
+                let fingerprint =
+                    VerifiedCache::fingerprint(&[key_id.as_bytes(), &signed, signature.as_bytes()]);
+                if let Some(sign_count) = self.verified.get(&fingerprint) {
+                    return Ok(sign_count);
+                }
                 let signature_bytes = decode_lower_hex(signature)?;
-                parsed
-                    .key
-                    .verify(&message(key_id), &signature_bytes)
-                    .map(|()| None)
+                parsed.key.verify(&signed, &signature_bytes)?;
+                self.verified.remember(fingerprint, None);
+                Ok(None)
             }
             (TrustedKey::Public { parsed, .. }, None, Some(assertion)) => {
                 let Some(relying_party) = &parsed.relying_party else {
@@ -249,7 +261,20 @@ impl KeyRing {
                     ));
                 };
                 let challenge = Sha256::digest(message(key_id));
-                verify_assertion(&parsed.key, relying_party, &challenge, assertion).map(Some)
+                let fingerprint = VerifiedCache::fingerprint(&[
+                    key_id.as_bytes(),
+                    &challenge,
+                    assertion.authenticator_data.as_bytes(),
+                    assertion.client_data_json.as_bytes(),
+                    assertion.signature.as_bytes(),
+                ]);
+                if let Some(sign_count) = self.verified.get(&fingerprint) {
+                    return Ok(sign_count);
+                }
+                let sign_count =
+                    verify_assertion(&parsed.key, relying_party, &challenge, assertion)?;
+                self.verified.remember(fingerprint, Some(sign_count));
+                Ok(Some(sign_count))
             }
             (TrustedKey::Secret { .. }, None, Some(_)) => Err(format!(
                 "key `{key_id}` is an HMAC secret: it signs with a signature"
