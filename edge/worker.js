@@ -1,4 +1,7 @@
-// The edge worker: loads agent-governor in workerd and guards Applies.
+// A demonstration of the full package in workerd (the Executor, the check, the Closer over HTTP). It keeps no
+// state: `/check` verifies only what the request carries, so it cannot know whether an approval was used
+// already. The service that enforces exactly-once Applies, with approvals kept in a Durable Object and
+// signed by the approver's own key, is edge/service/.
 //
 //   POST /check  body: CheckInput without `keys`  -> the pure confirmation check against the worker's key
 //   POST /smoke                                  -> issue, save, execute twice in this isolate

@@ -1,5 +1,6 @@
 // A guard-only edge worker: it imports `agent-governor/guard` (the small module: confirmations and the
-// Executor, no model-facing components) and checks Applies against the approver's key.
+// Executor, no model-facing components) and checks Applies against the approver's key. Stateless: it checks
+// the confirmation it is given; edge/service/ is the guard that keeps approvals and applies each once.
 //
 //   POST /check  body: { confirmation, request, current_status? }  -> CheckVerdict (Guard.check)
 //

@@ -147,6 +147,7 @@ pub enum ActionVerdict {
     /// Authentic and recent. `sign_count` is the passkey's counter for an assertion (`null` otherwise),
     /// for the holder of the key's state to compare with the last one.
     Pass {
+        #[tsify(type = "number | null")]
         sign_count: Option<u32>,
     },
     Rejected {

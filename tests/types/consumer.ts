@@ -127,3 +127,35 @@ const guardOptions: GuardCheckOptions = { now: Date.now(), currentStatus: "todo"
 export function guardVerdict(confirmation: Confirmation | null, request: ExecutorRequest): CheckVerdict["verdict"] {
   return guard.check(confirmation, request, guardOptions).verdict;
 }
+
+// Approver-held keys: a public key verifies, the private key stays in the host's WebCrypto.
+import {
+  generateApproverKey as generateGuardApproverKey,
+  signAction,
+  signConfirmation,
+  passkeyChallenge,
+  passkeyPublicKey,
+  type ActionVerdict,
+  type HumanAction,
+  type PasskeyAssertion,
+  type PublicKeySpec,
+} from "agent-governor/guard";
+
+export async function approveWithOwnKey(draft: Confirmation): Promise<Confirmation> {
+  const key = await generateGuardApproverKey({ keyId: "alice-1" });
+  const spec: PublicKeySpec = key.publicKey;
+  const verifier = new Guard({ keys: { [key.keyId]: spec } });
+  const signed = await signConfirmation(draft, key);
+  const verdict: CheckVerdict = verifier.check(signed, { confirmation_id: signed.confirmation_id, apply_request: { node_id: signed.node_id, confirm_status: signed.proposed_change.to, intent: signed.intent, reason: signed.reason } });
+  const decline: HumanAction = await signAction({ action: "decline", approval_id: signed.confirmation_id, detail: "no", at: new Date().toISOString(), key_id: null }, key);
+  const checked: ActionVerdict = verifier.checkAction(decline, { now: Date.now() });
+  if (checked.verdict === "pass") {
+    const count: number | null = checked.sign_count;
+    void count;
+  }
+  const challenge: Uint8Array = passkeyChallenge(draft, "alice-passkey");
+  const passkey: PublicKeySpec = passkeyPublicKey({} as PublicKeyCredential, { rpId: "localhost", origins: ["http://localhost:8080"] });
+  const assertion: PasskeyAssertion | undefined = signed.assertion ?? undefined;
+  void [verdict, challenge, passkey, assertion];
+  return signed;
+}
