@@ -144,8 +144,10 @@ export class ApprovalInbox extends DurableObject {
   }
 
   publish(id) {
+    const sockets = this.ctx.getWebSockets();
+    if (sockets.length === 0) return;
     const message = JSON.stringify({ type: "approval", approval: this.view(id) });
-    for (const socket of this.ctx.getWebSockets()) {
+    for (const socket of sockets) {
       try {
         socket.send(message);
       } catch {
