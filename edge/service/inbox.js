@@ -31,10 +31,6 @@ function rejection(verdict) {
   return new HttpError(PHASE_STATUS[verdict.phase] ?? 422, verdict.phase, verdict.reason);
 }
 
-function sameJson(a, b) {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 function limitParam(url) {
   const text = url.searchParams.get("limit");
   if (text === null) return 100;
@@ -208,10 +204,13 @@ export class ApprovalInbox extends DurableObject {
         throw new HttpError(400, "invalid_input", `\`${field}\` is kept by the guard, never sent by a client`, `confirmation.${field}`);
       }
     }
-    for (const field of ["confirmation_id", "node_id", "proposed_change", "intent", "confirmed_by"]) {
-      if (!sameJson(confirmation[field], view.draft[field])) {
-        throw new HttpError(422, "change_mismatch", `the signed \`${field}\` differs from the proposal`, `confirmation.${field}`);
-      }
+    const signedChange = isPlainObject(confirmation.proposed_change) ? confirmation.proposed_change : {};
+    const differs = [
+      ...["confirmation_id", "node_id", "intent", "confirmed_by"].filter((field) => confirmation[field] !== view.draft[field]),
+      ...["type", "from", "to"].filter((field) => signedChange[field] !== view.draft.proposed_change[field]).map((field) => `proposed_change.${field}`),
+    ];
+    if (differs.length > 0) {
+      throw new HttpError(422, "change_mismatch", `the signed \`${differs[0]}\` differs from the proposal`, `confirmation.${differs[0]}`);
     }
     const { guard } = this.verifier();
     const verdict = guard.check(confirmation, requestFor(confirmation));
@@ -223,7 +222,7 @@ export class ApprovalInbox extends DurableObject {
 
   async storeApproval(id, confirmation) {
     const clean = Object.fromEntries(Object.entries(confirmation).filter(([field]) => !LIFECYCLE_FIELDS.includes(field)));
-    await saveConfirmation(this.store, clean);
+    await this.settle(() => saveConfirmation(this.store, clean));
     const now = Date.now();
     if (!this.db.decide(id, "y", now, clean.key_id)) throw new HttpError(409, "not_pending", `approval \`${id}\` was decided concurrently`);
     this.db.appendAudit(now, id, "approved", { key_id: clean.key_id, ui_action: clean.ui_action, confirmed_at: clean.confirmed_at, passkey: clean.assertion !== undefined && clean.assertion !== null });
@@ -289,8 +288,12 @@ export class ApprovalInbox extends DurableObject {
     try {
       await transition();
     } catch (error) {
-      if (["not_cancellable", "not_in_flight", "not_found", "conflict"].includes(error?.code)) {
+      if (["not_cancellable", "not_in_flight", "conflict"].includes(error?.code)) {
         throw new HttpError(409, error.code, error.message);
+      }
+      // No confirmation yet (the approval is pending or declined), or one already stored for it.
+      if (error?.code === "not_found" || error?.code === "already_exists") {
+        throw new HttpError(409, "not_pending", `${error.message}: the approval is not in a state that allows this`);
       }
       throw error;
     }

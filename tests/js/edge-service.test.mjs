@@ -93,6 +93,14 @@ describe("the flow", () => {
     assert.equal(pending.body.approvals[0].approval_id, approval.approval_id, "newest first");
   });
 
+  test("the signed change is compared field by field, whatever the order of its keys", async () => {
+    const approval = await proposal();
+    const { type, from, to } = approval.draft.proposed_change;
+    const reordered = await approve(api, approval, alice, { proposed_change: { to, from, type } });
+    assert.equal(reordered.status, 200, JSON.stringify(reordered.body));
+    assert.equal(reordered.body.state, "approved");
+  });
+
   test("n with a signed decline stores the reason; nothing can be applied", async () => {
     const approval = await proposal();
     const action = await humanAction("decline", approval.approval_id, alice, "not this sprint");
@@ -115,6 +123,10 @@ describe("the flow", () => {
     assert.equal(applied.body.rejection.phase, "cancelled");
     const again = await api.post(`/v1/approvals/${approval.approval_id}/cancel`, { action: await humanAction("cancel", approval.approval_id, alice) });
     assert.equal(again.status, 409);
+    const undecided = await proposal();
+    const early = await api.post(`/v1/approvals/${undecided.approval_id}/cancel`, { action: await humanAction("cancel", undecided.approval_id, alice) });
+    assert.equal(early.status, 409);
+    assert.equal(early.body.code, "not_pending");
     assert.equal(board.appliesFor(approval.approval_id), 0);
   });
 
@@ -237,7 +249,7 @@ describe("attacks over HTTP: rejected with the right phase, the upstream never c
     const mismatch = await api.post(`/v1/approvals/${approval.approval_id}/decision`, { decision: "y", confirmation: signedOther });
     assert.equal(mismatch.status, 422);
     assert.equal(mismatch.body.code, "change_mismatch");
-    assert.equal(mismatch.body.path, "confirmation.proposed_change");
+    assert.equal(mismatch.body.path, "confirmation.proposed_change.to");
   });
 
   test("replayed: the same decision again, another approval's confirmation, the same Apply again", async () => {
