@@ -13,7 +13,7 @@ const budgets = {
   // actions) add about 40,000 gzip to each module (see bench/RESULTS.md)
   full: { target: 150_000, ceiling: 448_000 },
   // measured 2026-11-22: 269,533 raw / 116,718 gzip (bench/RESULTS.md)
-  guard: { target: 50_000, ceiling: 150_000 },
+  guard: { target: 50_000, ceiling: 151_000 },
 };
 
 const [fullPath, guardPath] = process.argv.slice(2);

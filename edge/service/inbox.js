@@ -23,6 +23,23 @@ const MAX_LIST = 500;
 
 const PHASE_STATUS = { signature_invalid: 403 };
 
+/** Every route's methods, by path shape: a known path with another method is a 405, not a 404. */
+const ROUTE_METHODS = {
+  proposals: ["POST"],
+  approvals: ["GET"],
+  "approvals/:id": ["GET"],
+  "approvals/:id/decision": ["POST"],
+  "approvals/:id/cancel": ["POST"],
+  "approvals/:id/reconcile": ["POST"],
+  apply: ["POST"],
+  audit: ["GET"],
+  feed: ["GET"],
+  keys: ["GET"],
+  enrollments: ["POST"],
+  "approvers/:id/keys": ["POST"],
+  "approvers/:id/keys/:key": ["DELETE"],
+};
+
 function isPlainObject(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -70,7 +87,8 @@ export class ApprovalInbox extends DurableObject {
     const [v1, resource, id, sub, subId] = parts;
     const method = request.method;
     if (v1 !== "v1") throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
-    const route = `${method} ${[resource, id && ":id", sub, subId && ":key"].filter(Boolean).join("/")}`;
+    const shape = [resource, id && ":id", sub, subId && ":key"].filter(Boolean).join("/");
+    const route = `${method} ${shape}`;
     switch (route) {
       case "POST proposals":
         need("agent");
@@ -107,8 +125,11 @@ export class ApprovalInbox extends DurableObject {
       case "DELETE approvers/:id/keys/:key":
         need("admin");
         return this.revokeKey(id, subId);
-      default:
+      default: {
+        const allowed = ROUTE_METHODS[shape];
+        if (allowed) throw new HttpError(405, "method_not_allowed", `${url.pathname} answers ${allowed.join(", ")}, not ${method}`);
         throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
+      }
     }
   }
 

@@ -71,8 +71,6 @@ impl Signer {
 #[derive(Clone, Default)]
 pub struct KeyRing {
     keys: BTreeMap<String, TrustedKey>,
-    /// Public-key verifications that succeeded, so the same approval seen again is not verified again.
-    verified: VerifiedCache,
 }
 
 #[derive(Clone)]
@@ -84,6 +82,8 @@ enum TrustedKey {
     Public {
         spec: PublicKeySpec,
         parsed: ParsedPublicKey,
+        /// SHA-256 of the whole configuration: part of every remembered verification's fingerprint.
+        identity: [u8; 32],
     },
 }
 
@@ -162,6 +162,8 @@ impl KeyRing {
                     TrustedKey::Public {
                         spec: spec.clone(),
                         parsed: ParsedPublicKey::parse(&path, spec)?,
+                        identity: Sha256::digest(serde_json::to_vec(spec).unwrap_or_default())
+                            .into(),
                     }
                 }
             };
@@ -178,16 +180,12 @@ impl KeyRing {
                 "at least one verification key is required: unsigned approvals are never trusted",
             ));
         }
-        Ok(Self {
-            keys,
-            verified: VerifiedCache::default(),
-        })
+        Ok(Self { keys })
     }
 
     pub fn from_signer(signer: &Signer) -> Self {
         Self {
             keys: BTreeMap::from([(signer.key_id.clone(), TrustedKey::secret(&signer.secret))]),
-            verified: VerifiedCache::default(),
         }
     }
 
@@ -237,24 +235,40 @@ impl KeyRing {
             (TrustedKey::Public { parsed, .. }, _, _) if parsed.revoked => {
                 Err(format!("it is signed with revoked key `{key_id}`"))
             }
-            (TrustedKey::Public { parsed, .. }, Some(signature), None) => {
+            (
+                TrustedKey::Public {
+                    parsed, identity, ..
+                },
+                Some(signature),
+                None,
+            ) => {
                 if parsed.relying_party.is_some() {
                     return Err(format!(
                         "key `{key_id}` is a passkey: it signs with an assertion"
                     ));
                 }
                 let signed = message(key_id);
-                let fingerprint =
-                    VerifiedCache::fingerprint(&[key_id.as_bytes(), &signed, signature.as_bytes()]);
-                if let Some(sign_count) = self.verified.get(&fingerprint) {
+                let fingerprint = VerifiedCache::fingerprint(&[
+                    identity,
+                    key_id.as_bytes(),
+                    &signed,
+                    signature.as_bytes(),
+                ]);
+                if let Some(sign_count) = VerifiedCache::get(&fingerprint) {
                     return Ok(sign_count);
                 }
                 let signature_bytes = decode_lower_hex(signature)?;
                 parsed.key.verify(&signed, &signature_bytes)?;
-                self.verified.remember(fingerprint, None);
+                VerifiedCache::remember(fingerprint, None);
                 Ok(None)
             }
-            (TrustedKey::Public { parsed, .. }, None, Some(assertion)) => {
+            (
+                TrustedKey::Public {
+                    parsed, identity, ..
+                },
+                None,
+                Some(assertion),
+            ) => {
                 let Some(relying_party) = &parsed.relying_party else {
                     return Err(format!(
                         "key `{key_id}` is not a passkey: it signs with a signature"
@@ -262,18 +276,19 @@ impl KeyRing {
                 };
                 let challenge = Sha256::digest(message(key_id));
                 let fingerprint = VerifiedCache::fingerprint(&[
+                    identity,
                     key_id.as_bytes(),
                     &challenge,
                     assertion.authenticator_data.as_bytes(),
                     assertion.client_data_json.as_bytes(),
                     assertion.signature.as_bytes(),
                 ]);
-                if let Some(sign_count) = self.verified.get(&fingerprint) {
+                if let Some(sign_count) = VerifiedCache::get(&fingerprint) {
                     return Ok(sign_count);
                 }
                 let sign_count =
                     verify_assertion(&parsed.key, relying_party, &challenge, assertion)?;
-                self.verified.remember(fingerprint, Some(sign_count));
+                VerifiedCache::remember(fingerprint, Some(sign_count));
                 Ok(Some(sign_count))
             }
             (TrustedKey::Secret { .. }, None, Some(_)) => Err(format!(

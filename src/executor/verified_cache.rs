@@ -1,7 +1,9 @@
-//! A small memo of public-key signatures that verified, so a guard that sees the same stored approval again
-//! (a retried or replayed Apply, a status poll) does not redo the curve arithmetic. An entry is the SHA-256
-//! of everything verification read (key id, signed bytes, signature or assertion), so any change to any of
-//! them misses; it lives in one key ring, which is rebuilt whenever a key is added or revoked.
+//! A small memo of public-key signatures that verified, so a host that sees the same approval again (the Apply
+//! after the decision, a retried or replayed Apply) does not redo the curve arithmetic. An entry is the
+//! SHA-256 of everything verification read (the key's whole configuration, the signed bytes, the signature or
+//! assertion), so any change to any of them misses. That a signature verified under a key is a fact about
+//! those bytes alone, so one memo serves every key ring of the module instance; a revoked key is refused
+//! before the memo is consulted.
 
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;
@@ -12,12 +14,13 @@ const CAPACITY: usize = 128;
 
 pub type Fingerprint = [u8; 32];
 
-#[derive(Clone, Default)]
-pub struct VerifiedCache {
-    inner: RefCell<Entries>,
+thread_local! {
+    static VERIFIED: RefCell<Entries> = RefCell::new(Entries::default());
 }
 
-#[derive(Clone, Default)]
+pub struct VerifiedCache;
+
+#[derive(Default)]
 struct Entries {
     slots: Vec<(Fingerprint, Option<u32>)>,
     /// Where the next entry goes once the slots are full.
@@ -36,27 +39,36 @@ impl VerifiedCache {
     }
 
     /// The passkey counter remembered for a verification that succeeded before, if any.
-    pub fn get(&self, fingerprint: &Fingerprint) -> Option<Option<u32>> {
-        let entries = self.inner.try_borrow().ok()?;
-        entries
-            .slots
-            .iter()
-            .find(|(known, _)| known == fingerprint)
-            .map(|(_, sign_count)| *sign_count)
+    pub fn get(fingerprint: &Fingerprint) -> Option<Option<u32>> {
+        VERIFIED.with(|cell| {
+            let entries = cell.try_borrow().ok()?;
+            entries
+                .slots
+                .iter()
+                .find(|(known, _)| known == fingerprint)
+                .map(|(_, sign_count)| *sign_count)
+        })
     }
 
-    pub fn remember(&self, fingerprint: Fingerprint, sign_count: Option<u32>) {
-        let Ok(mut entries) = self.inner.try_borrow_mut() else {
-            return;
-        };
-        if entries.slots.len() < CAPACITY {
-            entries.slots.push((fingerprint, sign_count));
+    pub fn remember(fingerprint: Fingerprint, sign_count: Option<u32>) {
+        VERIFIED.with(|cell| {
+            if let Ok(mut entries) = cell.try_borrow_mut() {
+                entries.insert(fingerprint, sign_count);
+            }
+        });
+    }
+}
+
+impl Entries {
+    fn insert(&mut self, fingerprint: Fingerprint, sign_count: Option<u32>) {
+        if self.slots.len() < CAPACITY {
+            self.slots.push((fingerprint, sign_count));
             return;
         }
-        let next = entries.next;
-        if let Some(slot) = entries.slots.get_mut(next) {
+        let next = self.next;
+        if let Some(slot) = self.slots.get_mut(next) {
             *slot = (fingerprint, sign_count);
         }
-        entries.next = (next + 1) % CAPACITY;
+        self.next = (next + 1) % CAPACITY;
     }
 }

@@ -351,6 +351,8 @@ describe("bad requests: typed 4xx, nothing stored", () => {
       [await api.get("/v1/approvals/no-such-id"), 404, "not_found"],
       [await api.post("/v1/approvals/no-such-id/decision", { decision: "y", confirmation: {} }), 404, "not_found"],
       [await api.get("/v1/nothing-here"), 404, "not_found"],
+      [await api.call("PUT", "/v1/proposals", {}, AGENT), 405, "method_not_allowed"],
+      [await api.get("/v1/apply", AGENT), 405, "method_not_allowed"],
       [await api.post("/v1/approvers/carol/keys", { key_id: "carol-1", type: "ed25519", public_key: "AAAA" }, AGENT), 403, "forbidden"],
       [await api.post("/v1/approvers/carol/keys", { key_id: "carol-1", type: "ed25519", public_key: "AAAA" }, ADMIN), 400, "invalid_key"],
       [await api.post("/v1/approvers/carol/keys", { key_id: "carol-1", type: "ed25519", public_key: "AAAA", enrollment_code: "guess" }), 403, "forbidden"],
