@@ -8,11 +8,10 @@ import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
 const budgets = {
-  // measured 2026-11-23: 985,439 raw / 402,968 gzip with the control loop (+65,970 gzip over 336,998)
-  // measured 2026-11-23: approver-held keys (Ed25519, WebAuthn ES256/EdDSA verification, signed human
-  // actions) add about 40,000 gzip to each module (see bench/RESULTS.md)
+  // measured 2026-11-23: 1,085,096 raw / 445,702 gzip; approver-held keys (Ed25519, WebAuthn ES256/EdDSA
+  // verification, signed human actions) added about 42,800 gzip (see bench/RESULTS.md)
   full: { target: 150_000, ceiling: 448_000 },
-  // measured 2026-11-22: 269,533 raw / 116,718 gzip (bench/RESULTS.md)
+  // measured 2026-11-23: 345,593 raw / 149,319 gzip with approver-held keys (+40,959 over 108,360)
   guard: { target: 50_000, ceiling: 151_000 },
 };
 
