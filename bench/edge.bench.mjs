@@ -118,7 +118,7 @@ try {
   console.error(`${error.stack}\n--- guard output ---\n${guard.output().slice(-3000)}`);
   process.exitCode = 1;
 } finally {
-  guard.stop();
+  await guard.dispose();
   passthrough.stop();
   await board.close();
 }

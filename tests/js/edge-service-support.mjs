@@ -1,7 +1,7 @@
 // Drives the edge guard service (edge/service) under the real `wrangler dev`: an HTTP client with the demo
 // tokens, approvers with Ed25519 keys, and a software WebAuthn authenticator (ES256) that makes the same
 // assertions a browser's passkey would.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { webcrypto, createHash } from "node:crypto";
@@ -20,7 +20,16 @@ export function freshStateDir() {
 
 export async function startGuardService(board, { persistTo = freshStateDir(), port = null } = {}) {
   const guard = await startEdgeWorker({ SKILLS: JSON.stringify({ status_change: board.url }) }, { dir: "edge/service", persistTo, port });
-  return { ...guard, persistTo, client: client(guard.url) };
+  return {
+    ...guard,
+    persistTo,
+    client: client(guard.url),
+    /** Stops the runtime and deletes its Durable Object state. */
+    async dispose() {
+      await guard.kill();
+      rmSync(persistTo, { recursive: true, force: true });
+    },
+  };
 }
 
 export function client(base) {

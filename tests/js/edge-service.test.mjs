@@ -47,7 +47,7 @@ before(async () => {
 });
 
 after(async () => {
-  guard?.stop();
+  await guard?.dispose();
   await board?.close();
 });
 

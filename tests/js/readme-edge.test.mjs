@@ -56,7 +56,7 @@ test("the README's curl walk-through runs as written: registered, proposed, appr
     assert.equal(board.board.get("task-1"), "in_progress");
     assert.equal(board.board.get("task-3"), "in_review");
   } finally {
-    guard.stop();
+    await guard.dispose();
     await board.close();
   }
 });
