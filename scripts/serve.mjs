@@ -1,8 +1,11 @@
 // Serves the approval page (www/) and the built package (dist/, under /pkg/) on 127.0.0.1, and relays
 // /llm/chat/completions to the configured OpenAI-compatible endpoint, adding its API key on the server side
-// so the key never reaches the page. /config.json tells the page which model answers.
+// so the key never reaches the page. With an edge guard configured, /v1/* (and the /v1/feed WebSocket) is
+// relayed to it with the inbox's bearer token added here, for the same reason; approvers need no token (they
+// sign). /config.json tells the page which model answers and whether a guard is there.
 // Usage: node scripts/serve.mjs [--port N]   (PORT in the environment works too; 0 picks a free port)
 import { createServer } from "node:http";
+import { connect } from "node:net";
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,14 +55,101 @@ async function relayToModel(llm, request, response) {
   }
 }
 
-/** `llm`: { url, model, apiKey? } of the endpoint the page's Closer demo asks, or null. */
-export function startServer(port = 0, { llm = null } = {}) {
+/** The guard's HTTP API, with the inbox token added; the answer (status, JSON body) passes through as is. */
+async function relayToGuard(guard, request, response, path) {
+  if (!guard) {
+    response.writeHead(503, { "content-type": "application/json" });
+    return response.end(JSON.stringify({ code: "not_configured", message: "no edge guard is configured", path: "" }));
+  }
+  const chunks = [];
+  for await (const chunk of request) chunks.push(chunk);
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  try {
+    const upstream = await fetch(`${guard.url}${path}`, {
+      method: request.method,
+      headers: {
+        authorization: `Bearer ${guard.inboxToken}`,
+        ...(hasBody ? { "content-type": request.headers["content-type"] ?? "application/json" } : {}),
+      },
+      body: hasBody ? Buffer.concat(chunks) : undefined,
+    });
+    response.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json", "cache-control": "no-store" });
+    response.end(Buffer.from(await upstream.arrayBuffer()));
+  } catch (error) {
+    response.writeHead(502, { "content-type": "application/json" });
+    response.end(JSON.stringify({ code: "guard_unreachable", message: `the edge guard is unreachable: ${error.message}`, path: "" }));
+  }
+}
+
+/**
+ * First-run registration on this machine: a one-time enrollment code from the guard, asked for with the admin
+ * token the local server holds. Only a server started with the admin token (npm start's local guard) offers
+ * it; a deployment hands codes out to its approvers instead.
+ */
+async function enrollHere(guard, request, response) {
+  const chunks = [];
+  for await (const chunk of request) chunks.push(chunk);
+  if (!guard?.adminToken) {
+    response.writeHead(503, { "content-type": "application/json" });
+    return response.end(JSON.stringify({ code: "not_configured", message: "ask your admin for an enrollment code", path: "" }));
+  }
+  try {
+    const upstream = await fetch(`${guard.url}/v1/enrollments`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${guard.adminToken}`, "content-type": "application/json" },
+      body: Buffer.concat(chunks),
+    });
+    response.writeHead(upstream.status, { "content-type": "application/json", "cache-control": "no-store" });
+    response.end(Buffer.from(await upstream.arrayBuffer()));
+  } catch (error) {
+    response.writeHead(502, { "content-type": "application/json" });
+    response.end(JSON.stringify({ code: "guard_unreachable", message: error.message, path: "" }));
+  }
+}
+
+/** The feed's WebSocket upgrade, piped to the guard with the inbox token in the query (a WebSocket has no other place). */
+function relayFeed(guard, request, socket, head) {
+  const url = new URL(request.url, "http://localhost");
+  if (!guard || url.pathname !== "/v1/feed") return socket.destroy();
+  const target = new URL(guard.url);
+  const upstream = connect(Number(target.port || 80), target.hostname, () => {
+    const headers = Object.entries(request.headers)
+      .filter(([name]) => !["host", "authorization"].includes(name))
+      .map(([name, value]) => `${name}: ${value}`);
+    upstream.write(
+      [`GET /v1/feed?access_token=${encodeURIComponent(guard.inboxToken)} HTTP/1.1`, `host: ${target.host}`, ...headers, "", ""].join("\r\n"),
+    );
+    if (head?.length) upstream.write(head);
+    upstream.pipe(socket);
+    socket.pipe(upstream);
+  });
+  const close = () => {
+    upstream.destroy();
+    socket.destroy();
+  };
+  upstream.on("error", close);
+  socket.on("error", close);
+}
+
+/**
+ * `llm`: { url, model, apiKey? } of the endpoint the page's model demos ask, or null. `guard`: { url,
+ * inboxToken, adminToken?, rpId } of the edge guard service the inbox talks to, or null.
+ */
+export function startServer(port = 0, { llm = null, guard = null } = {}) {
   const server = createServer(async (request, response) => {
-    const urlPath = new URL(request.url, "http://localhost").pathname;
+    const url = new URL(request.url, "http://localhost");
+    const urlPath = url.pathname;
     if (request.method === "POST" && urlPath === "/llm/chat/completions") return relayToModel(llm, request, response);
+    if (urlPath.startsWith("/v1/")) return relayToGuard(guard, request, response, `${urlPath}${url.search}`);
+    if (request.method === "POST" && urlPath === "/inbox/enrollment") return enrollHere(guard, request, response);
     if (urlPath === "/config.json") {
       response.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
-      return response.end(JSON.stringify({ llm: llm ? { model: llm.model, endpoint: llm.label ?? llm.url } : null }));
+      return response.end(
+        JSON.stringify({
+          llm: llm ? { model: llm.model, endpoint: llm.label ?? llm.url } : null,
+          guard: guard ? { rpId: guard.rpId ?? "localhost" } : null,
+        }),
+      );
     }
     const path = locate(urlPath);
     try {
@@ -72,6 +162,7 @@ export function startServer(port = 0, { llm = null } = {}) {
       response.end("not found\n");
     }
   });
+  server.on("upgrade", (request, socket, head) => relayFeed(guard, request, socket, head));
   return new Promise((resolvePort) => server.listen(port, "127.0.0.1", () => resolvePort(server)));
 }
 

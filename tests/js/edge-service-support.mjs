@@ -18,8 +18,8 @@ export function freshStateDir() {
   return mkdtempSync(join(tmpdir(), "guard-state-"));
 }
 
-export async function startGuardService(board, { persistTo = freshStateDir(), port = null } = {}) {
-  const guard = await startEdgeWorker({ SKILLS: JSON.stringify({ status_change: board.url }) }, { dir: "edge/service", persistTo, port });
+export async function startGuardService(board, { persistTo = freshStateDir(), port = null, vars = {} } = {}) {
+  const guard = await startEdgeWorker({ SKILLS: JSON.stringify({ status_change: board.url }), ...vars }, { dir: "edge/service", persistTo, port });
   return {
     ...guard,
     persistTo,

@@ -1,0 +1,91 @@
+// The approver's own key on this device: a non-extractable Ed25519 key kept in IndexedDB (structured clone
+// keeps a CryptoKey without exposing it), or a passkey registered with the platform authenticator. Either
+// is registered with the guard once, with a one-time enrollment code; only its public half leaves the device.
+import {
+  approveWithPasskey,
+  base64url,
+  generateApproverKey,
+  passkeyPublicKey,
+  signAction,
+  signActionWithPasskey,
+  signConfirmation,
+} from "agent-governor";
+
+const DB = "agent-governor-inbox";
+const STORE = "approver";
+
+function open() {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(DB, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+async function transact(mode, run) {
+  const db = await open();
+  try {
+    return await new Promise((resolve, reject) => {
+      const transaction = db.transaction(STORE, mode);
+      const request = run(transaction.objectStore(STORE));
+      transaction.oncomplete = () => resolve(request?.result);
+      transaction.onerror = () => reject(transaction.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
+export const loadApprover = () => transact("readonly", (store) => store.get("me"));
+const saveApprover = (record) => transact("readwrite", (store) => store.put(record, "me"));
+
+async function enroll(guardApi, approver, body) {
+  const code = await guardApi.enrollment(approver);
+  if (code.status !== 201) throw new Error(code.body.message);
+  const registered = await guardApi.registerKey(approver, { ...body, enrollment_code: code.body.enrollment_code });
+  if (registered.status !== 201) throw new Error(registered.body.message);
+}
+
+export async function registerDeviceKey(guardApi, approver) {
+  const key = await generateApproverKey({ keyId: `${approver}-device-${crypto.randomUUID().slice(0, 8)}` });
+  await enroll(guardApi, approver, { key_id: key.keyId, ...key.publicKey });
+  const record = { approver, kind: "device", keyId: key.keyId, privateKey: key.privateKey };
+  await saveApprover(record);
+  return record;
+}
+
+export async function registerPasskey(guardApi, approver, rpId) {
+  const keyId = `${approver}-passkey-${crypto.randomUUID().slice(0, 8)}`;
+  const credential = await navigator.credentials.create({
+    publicKey: {
+      challenge: crypto.getRandomValues(new Uint8Array(32)),
+      rp: { id: rpId, name: "agent-governor inbox" },
+      user: { id: new TextEncoder().encode(keyId), name: approver, displayName: approver },
+      pubKeyCredParams: [{ type: "public-key", alg: -8 }, { type: "public-key", alg: -7 }],
+      authenticatorSelection: { userVerification: "required", residentKey: "preferred" },
+      timeout: 120_000,
+    },
+  });
+  const spec = passkeyPublicKey(credential, { rpId, origins: [location.origin] });
+  const credentialId = base64url(credential.rawId);
+  await enroll(guardApi, approver, { key_id: keyId, type: "webauthn", algorithm: spec.algorithm, public_key: spec.public_key, credential_id: credentialId });
+  const record = { approver, kind: "passkey", keyId, credentialId, rpId };
+  await saveApprover(record);
+  return record;
+}
+
+/** Signs `draft` (the approval's draft with reason, time and gesture) with this device's key or passkey. */
+export function signApproval(approver, draft) {
+  if (approver.kind === "passkey") {
+    return approveWithPasskey(draft, { keyId: approver.keyId, credentialId: approver.credentialId, rpId: approver.rpId });
+  }
+  return signConfirmation(draft, approver);
+}
+
+export function signHumanAction(approver, action) {
+  if (approver.kind === "passkey") {
+    return signActionWithPasskey(action, { keyId: approver.keyId, credentialId: approver.credentialId, rpId: approver.rpId });
+  }
+  return signAction(action, approver);
+}

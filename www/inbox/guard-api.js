@@ -1,0 +1,47 @@
+// The edge guard's API as the inbox uses it, through the local server (same origin), which adds the inbox's
+// bearer token: the page never holds it. Every answer is `{ status, body }`; errors are `{ code, message, path }`.
+
+async function call(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let json = null;
+  try {
+    json = await response.json();
+  } catch {
+    json = { code: "unreadable", message: `HTTP ${response.status}`, path: "" };
+  }
+  return { status: response.status, body: json };
+}
+
+export const guardApi = {
+  approvals: (state) => call("GET", `/v1/approvals?limit=100${state ? `&state=${state}` : ""}`),
+  audit: () => call("GET", "/v1/audit?limit=50"),
+  keys: () => call("GET", "/v1/keys"),
+  decide: (id, body) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/decision`, body),
+  cancel: (id, action) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/cancel`, { action }),
+  reconcile: (id, action) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/reconcile`, { action }),
+  /** First-run registration on this machine: the local server asks the guard for a one-time code. */
+  enrollment: (approver) => call("POST", "/inbox/enrollment", { approver }),
+  registerKey: (approver, body) => call("POST", `/v1/approvers/${encodeURIComponent(approver)}/keys`, body),
+};
+
+/** The feed: calls `onApproval(view)` for each change, and reconnects after a drop. */
+export function followFeed(onApproval, onOpen) {
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1/feed`;
+  const socket = new WebSocket(url);
+  socket.addEventListener("open", () => onOpen?.());
+  socket.addEventListener("message", (event) => {
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    if (message.type === "approval") onApproval(message.approval);
+  });
+  socket.addEventListener("close", () => setTimeout(() => followFeed(onApproval, onOpen), 2000));
+  return socket;
+}
