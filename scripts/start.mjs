@@ -1,18 +1,71 @@
-// `npm start`: the approval page on 127.0.0.1 with a model for its Closer demo. By default the embedded
-// local model (SmolLM2-135M-Instruct on node-llama-cpp) starts on a free port; LLM_BASE_URL, LLM_MODEL and
-// LLM_API_KEY select any other OpenAI-compatible endpoint instead.
+// `npm start`: on 127.0.0.1, the embedded local model (or LLM_BASE_URL, LLM_MODEL and LLM_API_KEY for any
+// other OpenAI-compatible endpoint), the demo task board (the upstream skill), the edge guard service under
+// `wrangler dev` (its Durable Object state kept in .wrangler/ between runs), and the pages: the approval inbox
+// and the component showcase. Ctrl-C stops everything.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { startServer } from "./serve.mjs";
+import { freePort, startEdgeWorker } from "./wrangler-dev.mjs";
+import { startTaskBoard } from "../edge/task-board.mjs";
 
+const root = fileURLToPath(new URL("..", import.meta.url));
 const port = Number(process.env.PORT ?? 8080);
-let llm;
-if (process.env.LLM_BASE_URL) {
-  llm = { url: process.env.LLM_BASE_URL, model: process.env.LLM_MODEL ?? "gpt-4o-mini", apiKey: process.env.LLM_API_KEY };
-  console.log(`model: ${llm.model} at ${llm.url}`);
-} else {
-  const { startModelServer } = await import("./local-llm/server.mjs");
-  const local = await startModelServer({ port: Number(process.env.LLM_PORT ?? 0) });
-  llm = { url: local.url, model: local.model, label: `local ${local.model}` };
-  console.log(`model: embedded ${local.model}, OpenAI-compatible at ${local.url}`);
+// The demo tokens of edge/service/wrangler.toml: local only (a deployment sets secrets).
+const TOKENS = { inbox: "inbox-demo-token", admin: "admin-demo-token" };
+
+const stops = [];
+let stopping = false;
+async function stopAll(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  for (const stop of stops.reverse()) {
+    try {
+      await stop();
+    } catch {
+      // Stopping the rest matters more.
+    }
+  }
+  process.exit(code);
 }
-const server = await startServer(port, { llm });
-console.log(`agent-governor approval page: http://127.0.0.1:${server.address().port}/`);
+process.on("SIGINT", () => stopAll(0));
+process.on("SIGTERM", () => stopAll(0));
+
+try {
+  let llm;
+  if (process.env.LLM_BASE_URL) {
+    llm = { url: process.env.LLM_BASE_URL, model: process.env.LLM_MODEL ?? "gpt-4o-mini", apiKey: process.env.LLM_API_KEY };
+    console.log(`model: ${llm.model} at ${llm.url}`);
+  } else {
+    const { startModelServer } = await import("./local-llm/server.mjs");
+    const local = await startModelServer({ port: Number(process.env.LLM_PORT ?? 0) });
+    llm = { url: local.url, model: local.model, label: `local ${local.model}` };
+    console.log(`model: embedded ${local.model}, OpenAI-compatible at ${local.url}`);
+  }
+
+  const board = await startTaskBoard({
+    port: Number(process.env.BOARD_PORT ?? 0),
+    nodes: { "task-1": "todo", "task-2": "in_progress", "task-3": "in_review" },
+  });
+  stops.push(() => board.close());
+  console.log(`task board (the upstream skill): ${board.url}/board`);
+
+  const pagePort = port === 0 ? await freePort() : port;
+  const origins = [`http://localhost:${pagePort}`, `http://127.0.0.1:${pagePort}`].join(",");
+  const state = join(root, ".wrangler", "guard-state");
+  mkdirSync(state, { recursive: true });
+  const guard = await startEdgeWorker(
+    { SKILLS: JSON.stringify({ status_change: board.url }), ORIGINS: origins, RP_ID: "localhost" },
+    { dir: "edge/service", persistTo: state },
+  );
+  stops.push(() => guard.stop());
+  console.log(`edge guard (wrangler dev): ${guard.url}/`);
+
+  const server = await startServer(pagePort, { llm, guard: { url: guard.url, inboxToken: TOKENS.inbox, adminToken: TOKENS.admin, rpId: "localhost" } });
+  stops.push(() => new Promise((resolve) => server.close(resolve)));
+  console.log(`approval inbox: http://localhost:${pagePort}/inbox.html`);
+  console.log(`agent-governor approval page: http://localhost:${pagePort}/`);
+} catch (error) {
+  console.error(`npm start failed: ${error.message}`);
+  await stopAll(1);
+}
