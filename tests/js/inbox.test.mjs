@@ -1,10 +1,12 @@
 // The approval inbox (www/inbox.html) in headless Chromium, talking through the local server to the edge
 // guard service under `wrangler dev`, with the demo task board as the upstream skill.
 import assert from "node:assert/strict";
+import { mkdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startServer } from "../../scripts/serve.mjs";
 import { startTaskBoard } from "../../edge/task-board.mjs";
-import { freePort, launchChromium } from "./helpers.mjs";
+import { freePort, launchChromium, repoRoot } from "./helpers.mjs";
 import { ADMIN, AGENT, INBOX, nextNode, propose, startGuardService } from "./edge-service-support.mjs";
 
 let board;
@@ -165,6 +167,67 @@ test("a passkey through Chromium's virtual authenticator (user verification on) 
 
   assert.equal((await guard.client.post("/v1/apply", decided.executor_request, AGENT)).body.outcome, "applied");
   assert.equal(board.appliesFor(approval.approval_id), 1);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** Forgets this browser's approver key, then registers a fresh device key as `name`. */
+async function registerFreshDeviceKey(page, name) {
+  await page.evaluate(() => new Promise((resolve) => {
+    const request = indexedDB.deleteDatabase("agent-governor-inbox");
+    request.onsuccess = request.onerror = request.onblocked = () => resolve();
+  }));
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+  await page.fill("#approver-name", name);
+  await page.click("#register-device");
+  await page.waitForFunction((who) => document.getElementById("approver-status").textContent.includes(who), name, { timeout: 10_000 });
+}
+
+test("accessibility: axe-core finds no serious or critical violation (light and dark, en and ja); a keyboard-only approval", async () => {
+  const { page, errors } = await openInbox();
+  await registerFreshDeviceKey(page, "carol");
+  const approval = await proposal();
+  await card(page, approval.approval_id).waitFor({ timeout: 10_000 });
+  for (const colorScheme of ["light", "dark"]) {
+    for (const language of ["en", "ja"]) {
+      await page.emulateMedia({ colorScheme });
+      await page.selectOption("#language", language);
+      await page.addScriptTag({ path: join(repoRoot, "node_modules", "axe-core", "axe.min.js") });
+      const violations = await page.evaluate(async () => {
+        const result = await window.axe.run(document, { resultTypes: ["violations"] });
+        return result.violations.filter((violation) => ["serious", "critical"].includes(violation.impact)).map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+      });
+      assert.deepEqual(violations, [], `${colorScheme} ${language}`);
+    }
+  }
+  await page.selectOption("#language", "en");
+  // Keyboard alone: Tab until the approval card has focus, then y.
+  await page.locator("body").focus();
+  let reached = false;
+  for (let presses = 0; presses < 40 && !reached; presses += 1) {
+    await page.keyboard.press("Tab");
+    reached = await page.evaluate((id) => document.activeElement?.dataset?.id === id, approval.approval_id);
+  }
+  assert.ok(reached, "the approval is reachable with Tab");
+  await page.keyboard.press("y");
+  await page.waitForFunction((id) => document.querySelector(`#history .approval[data-id="${id}"]`)?.dataset.state === "approved", approval.approval_id, { timeout: 10_000 });
+
+  // The README's pictures: a phone and a desktop width, with one approval waiting.
+  const waiting = await proposal();
+  await card(page, waiting.approval_id).waitFor({ timeout: 10_000 });
+  await page.emulateMedia({ colorScheme: "light" });
+  const directory = process.env.UPDATE_SCREENSHOTS ? join(repoRoot, "docs") : join(repoRoot, "target", "screenshots");
+  mkdirSync(directory, { recursive: true });
+  for (const [name, width] of [["inbox-phone.png", 390], ["inbox-desktop.png", 1280]]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.evaluate(() => {
+      document.activeElement?.blur();
+      window.scrollTo(0, 0);
+    });
+    await page.screenshot({ path: join(directory, name) });
+    assert.ok(statSync(join(directory, name)).size > 10_000, `${name} has content`);
+  }
   assert.deepEqual(errors, []);
   await page.close();
 });
