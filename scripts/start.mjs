@@ -1,18 +1,20 @@
 // `npm start`: on 127.0.0.1, the embedded local model (or LLM_BASE_URL, LLM_MODEL and LLM_API_KEY for any
 // other OpenAI-compatible endpoint), the demo task board (the upstream skill), the edge guard service under
-// `wrangler dev` (its Durable Object state kept in .wrangler/ between runs), and the pages: the approval inbox
-// and the component showcase. Ctrl-C stops everything.
+// `wrangler dev` (its Durable Object state kept in .wrangler/ between runs, or in GUARD_STATE), the pages (the
+// approval inbox and the component showcase), and a governed agent: the control loop judging the board with the
+// model and proposing each change to the guard. Ctrl-C stops everything.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer } from "./serve.mjs";
 import { freePort, startEdgeWorker } from "./wrangler-dev.mjs";
 import { startTaskBoard } from "../edge/task-board.mjs";
+import { startGovernedAgent } from "../edge/agent.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const port = Number(process.env.PORT ?? 8080);
 // The demo tokens of edge/service/wrangler.toml: local only (a deployment sets secrets).
-const TOKENS = { inbox: "inbox-demo-token", admin: "admin-demo-token" };
+const TOKENS = { agent: "agent-demo-token", inbox: "inbox-demo-token", admin: "admin-demo-token" };
 
 const stops = [];
 let stopping = false;
@@ -52,7 +54,7 @@ try {
 
   const pagePort = port === 0 ? await freePort() : port;
   const origins = [`http://localhost:${pagePort}`, `http://127.0.0.1:${pagePort}`].join(",");
-  const state = join(root, ".wrangler", "guard-state");
+  const state = process.env.GUARD_STATE ?? join(root, ".wrangler", "guard-state");
   mkdirSync(state, { recursive: true });
   const guard = await startEdgeWorker(
     { SKILLS: JSON.stringify({ status_change: board.url }), ORIGINS: origins, RP_ID: "localhost" },
@@ -65,6 +67,16 @@ try {
   stops.push(() => new Promise((resolve) => server.close(resolve)));
   console.log(`approval inbox: http://localhost:${pagePort}/inbox.html`);
   console.log(`agent-governor approval page: http://localhost:${pagePort}/`);
+
+  const agent = await startGovernedAgent({
+    guardUrl: guard.url,
+    agentToken: TOKENS.agent,
+    boardUrl: board.url,
+    llm,
+    log: (line) => console.log(line),
+  });
+  stops.push(() => agent.stop());
+  console.log("agent: judging the board; its proposals arrive in the inbox");
 } catch (error) {
   console.error(`npm start failed: ${error.message}`);
   await stopAll(1);

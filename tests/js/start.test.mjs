@@ -1,0 +1,108 @@
+// The whole `npm start` path (scripts/start.mjs, after the build): the agent judges the board and proposes to
+// the edge guard, a person approves in the inbox (Chromium) with a device key, the guard applies it once, the
+// board shows the new status, and Ctrl-C stops everything. The judge is a scripted OpenAI-compatible endpoint
+// (LLM_BASE_URL), so the test asserts the path, not a small model's choices.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { freePort, launchChromium, repoRoot } from "./helpers.mjs";
+
+const nulls = { reply: null, action_type: null, summary: null, impact_scope: null, node_id: null, from: null, to: null, setting_key: null, setting_value: null, whitelist_add: null, whitelist_remove: null, reason: null };
+const judgements = [];
+
+/** Acts once (task-1: todo -> in_progress), then waits; the Closer's answers say complete. */
+function scriptedModel() {
+  const server = createServer(async (request, response) => {
+    let raw = "";
+    for await (const chunk of request) raw += chunk;
+    const body = JSON.parse(raw || "{}");
+    let content;
+    if (body.response_format?.json_schema?.name === "control_judgement") {
+      const first = judgements.length === 0;
+      judgements.push(first ? "act" : "wait");
+      content = JSON.stringify(
+        first
+          ? { ...nulls, decision: "act", action_type: "status_change", summary: "start task-1", impact_scope: "task-1 on the demo board only", node_id: "task-1", from: "todo", to: "in_progress" }
+          : { ...nulls, decision: "wait" },
+      );
+    } else {
+      content = JSON.stringify({ checklist: [{ id: "ready", description: "task-1 is ready to start", completed: true, evidence: "the board" }], allComplete: true, summary: "ready", pendingActions: [], confidence: 0.9 });
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }] }));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+let model;
+let child;
+let output = "";
+let browser;
+let state;
+
+before(async () => {
+  model = await scriptedModel();
+  state = mkdtempSync(join(tmpdir(), "start-guard-state-"));
+  const port = await freePort();
+  child = spawn(process.execPath, [join(repoRoot, "scripts", "start.mjs")], {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: String(port), LLM_BASE_URL: `http://127.0.0.1:${model.address().port}/v1`, LLM_MODEL: "scripted", GUARD_STATE: state },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  if (child && child.exitCode === null) child.kill("SIGKILL");
+  model?.close();
+  if (state) rmSync(state, { recursive: true, force: true });
+});
+
+async function waitFor(predicate, what, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await predicate();
+    if (value) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${what} did not happen within ${timeoutMs} ms\n--- npm start output ---\n${output}`);
+}
+
+test("npm start: the agent proposes, a person approves in the inbox, the guard applies once, Ctrl-C stops everything", async () => {
+  const inbox = await waitFor(() => output.match(/approval inbox: (\S+)/)?.[1], "the inbox URL");
+  const boardUrl = await waitFor(() => output.match(/task board \(the upstream skill\): (\S+)/)?.[1], "the board URL");
+  await waitFor(() => output.includes("agent: judging the board"), "the agent start");
+
+  const page = await browser.context.newPage();
+  await page.goto(inbox);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+  await page.fill("#approver-name", "alice");
+  await page.click("#register-device");
+  await page.waitForFunction(() => document.getElementById("approver-status").textContent.includes("alice"), null, { timeout: 10_000 });
+
+  const card = page.locator("#pending .approval").first();
+  await card.waitFor({ timeout: 60_000 });
+  assert.match(await card.textContent(), /task-1: todo → in_progress/);
+  assert.match(await card.textContent(), /task-1 is ready to start/, "the Closer's checklist is attached as evidence");
+  await card.locator("[data-action=approve]").click();
+
+  const board = await waitFor(async () => {
+    const current = await (await fetch(boardUrl)).json();
+    return current.nodes["task-1"] === "in_progress" ? current : null;
+  }, "the board change");
+  assert.equal(board.applies.filter((apply) => apply.node_id === "task-1").length, 1, "applied exactly once");
+  await waitFor(() => output.includes("applied once"), "the agent's report");
+  await page.close();
+
+  child.kill("SIGINT");
+  const code = await new Promise((resolve) => child.once("exit", resolve));
+  assert.equal(code, 0, output);
+  await assert.rejects(fetch(boardUrl), "the board stopped with npm start");
+});
