@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS audit (
   detail TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS audit_by_approval ON audit (approval_id, seq);
+CREATE TABLE IF NOT EXISTS reconfirms (approval_id TEXT PRIMARY KEY, facts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS enrollments (code TEXT PRIMARY KEY, approver TEXT NOT NULL, expires_at INTEGER NOT NULL);
 `;
 
@@ -99,6 +100,20 @@ export class Database {
       id,
     );
     return cursor.rowsWritten === 1;
+  }
+
+  /** What step 6 found when an Apply was refused because the node had moved on: current status, valid transitions. */
+  setReconfirm(id, facts) {
+    this.sql.exec(
+      "INSERT INTO reconfirms (approval_id, facts) VALUES (?, ?) ON CONFLICT (approval_id) DO UPDATE SET facts = excluded.facts",
+      id,
+      JSON.stringify(facts),
+    );
+  }
+
+  reconfirm(id) {
+    const text = this.rows("SELECT facts FROM reconfirms WHERE approval_id = ?", id)[0]?.facts;
+    return text === undefined ? null : JSON.parse(text);
   }
 
   // ---- approver keys ----

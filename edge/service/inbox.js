@@ -13,7 +13,7 @@ import {
 } from "agent-governor/guard";
 import { Database } from "./database.js";
 import { HttpError, errorResponse, json, onlyKeys, readJsonObject, requireText } from "./http.js";
-import { APPROVAL_STATES, approvalView, readProposal } from "./proposal.js";
+import { APPROVAL_STATES, approvalView, readProposal, reconfirmation } from "./proposal.js";
 import { readSkillUrls, upstreamSkill } from "./skills.js";
 
 export const ROLES_HEADER = "x-agent-governor-roles";
@@ -31,6 +31,7 @@ const ROUTE_METHODS = {
   "approvals/:id/decision": ["POST"],
   "approvals/:id/cancel": ["POST"],
   "approvals/:id/reconcile": ["POST"],
+  "approvals/:id/reconfirm": ["POST"],
   apply: ["POST"],
   audit: ["GET"],
   feed: ["GET"],
@@ -105,9 +106,12 @@ export class ApprovalInbox extends DurableObject {
         return this.cancel(id, request);
       case "POST approvals/:id/reconcile":
         return this.reconcile(id, request);
+      case "POST approvals/:id/reconfirm":
+        need("inbox", "admin");
+        return this.reconfirm(id, request);
       case "POST apply":
-        need("agent");
-        return this.apply(request);
+        need("agent", "inbox");
+        return this.apply(request, roles.has("agent"));
       case "GET audit":
         need("inbox", "admin");
         return json({ records: this.db.audit(url.searchParams.get("approval_id"), limitParam(url)) });
@@ -157,7 +161,11 @@ export class ApprovalInbox extends DurableObject {
   view(id) {
     const row = this.db.approval(id);
     if (row === null) throw new HttpError(404, "not_found", `no approval \`${id}\``, "approval_id");
-    return approvalView(row, this.db.confirmation(id), Date.now(), requestFor);
+    return this.viewOf(row);
+  }
+
+  viewOf(row, now = Date.now()) {
+    return approvalView(row, this.db.confirmation(row.id), now, requestFor, this.db.reconfirm(row.id));
   }
 
   publish(id) {
@@ -192,7 +200,7 @@ export class ApprovalInbox extends DurableObject {
     const now = Date.now();
     const views = this.db
       .recentApprovals(state === null ? limit : MAX_LIST * 4)
-      .map((row) => approvalView(row, this.db.confirmation(row.id), now, requestFor))
+      .map((row) => this.viewOf(row, now))
       .filter((view) => state === null || view.state === state)
       .slice(0, limit);
     return json({ approvals: views });
@@ -201,7 +209,7 @@ export class ApprovalInbox extends DurableObject {
   pending(id) {
     const row = this.db.approval(id);
     if (row === null) throw new HttpError(404, "not_found", `no approval \`${id}\``, "approval_id");
-    const view = approvalView(row, this.db.confirmation(id), Date.now(), requestFor);
+    const view = this.viewOf(row);
     if (view.state !== "pending") {
       throw new HttpError(409, "not_pending", `approval \`${id}\` is ${view.state}; only a pending approval can be decided`);
     }
@@ -320,13 +328,45 @@ export class ApprovalInbox extends DurableObject {
     }
   }
 
-  async apply(request) {
+  /**
+   * The agent applies what was approved. The inbox may apply only an approval a person made themselves by
+   * picking a transition after a reconfirm (no agent asked for it).
+   */
+  async apply(request, isAgent) {
     const body = await readJsonObject(request);
+    if (!isAgent) {
+      const row = typeof body.confirmation_id === "string" ? this.db.approval(body.confirmation_id) : null;
+      if (!row?.proposal.reconfirms) {
+        throw new HttpError(403, "forbidden", "the inbox applies only an approval a person picked after a reconfirm");
+      }
+    }
     const { executor } = this.verifier();
     const result = await executor.execute(body);
+    if (result.outcome === "reconfirm_required" && this.db.approval(result.confirmation_id) !== null) {
+      this.db.setReconfirm(result.confirmation_id, result.reconfirm);
+    }
     // A rejection changes nothing the inbox shows; every other outcome moves the approval on.
     if (result.outcome !== "rejected" && this.db.approval(result.confirmation_id) !== null) this.publish(result.confirmation_id);
     return json(result);
+  }
+
+  /** A person picks one of the skill's transitions for an approval step 6 invalidated: a new pending approval. */
+  async reconfirm(id, request) {
+    const body = await readJsonObject(request);
+    onlyKeys(body, ["to"]);
+    const view = this.view(id);
+    if (view.state !== "invalidated" || view.reconfirm === null) {
+      throw new HttpError(409, "not_invalidated", `approval \`${id}\` is ${view.state}; only one invalidated by a changed status can be reconfirmed`);
+    }
+    const to = requireText(body.to, "to", { max: 512 });
+    const previous = this.db.approval(id).proposal;
+    const proposal = { ...reconfirmation(previous, view.reconfirm, to), reconfirms: id };
+    const newId = crypto.randomUUID();
+    const now = Date.now();
+    this.db.insertApproval(newId, now, proposal);
+    this.db.appendAudit(now, newId, "reconfirm_proposed", { reconfirms: id, proposed_change: proposal.proposed_change });
+    this.publish(newId);
+    return json(this.view(newId), 201);
   }
 
   // ---- live feed (WebSocket hibernation: the object may sleep while sockets stay open) ----
@@ -337,7 +377,7 @@ export class ApprovalInbox extends DurableObject {
     }
     const [client, server] = Object.values(new WebSocketPair());
     this.ctx.acceptWebSocket(server);
-    server.send(JSON.stringify({ type: "hello", approvals: this.db.recentApprovals(50).map((row) => approvalView(row, this.db.confirmation(row.id), Date.now(), requestFor)) }));
+    server.send(JSON.stringify({ type: "hello", approvals: this.db.recentApprovals(50).map((row) => this.viewOf(row)) }));
     return new Response(null, { status: 101, webSocket: client });
   }
 

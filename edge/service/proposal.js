@@ -75,7 +75,7 @@ export function approvalState(row, confirmation, now) {
 }
 
 /** What the inbox shows and the agent reads: the two lines, the change, the evidence, and what to sign. */
-export function approvalView(row, confirmation, now, requestFor) {
+export function approvalView(row, confirmation, now, requestFor, reconfirm = null) {
   const { proposal } = row;
   const state = approvalState(row, confirmation, now);
   const expiresAt = confirmation ? Date.parse(confirmation.confirmed_at) + APPROVAL_TTL_MS : row.created_at + APPROVAL_TTL_MS;
@@ -106,7 +106,32 @@ export function approvalView(row, confirmation, now, requestFor) {
     confirmation,
     // What the agent sends to POST /v1/apply once approved.
     executor_request: confirmation ? requestFor(confirmation) : null,
+    // When an Apply found the node moved on: its current status and the transitions a person may pick.
+    reconfirm,
+    // Set on an approval a person made by picking a transition after a reconfirm: the one it replaces.
+    reconfirms: proposal.reconfirms ?? null,
   };
 }
 
 export const APPROVAL_STATES = ["pending", "declined", "expired", "approved", "in_flight", "consumed", "cancelled", "invalidated"];
+
+/**
+ * The proposal for a transition a person picked after step 6 found the node moved on. The pick must be one of
+ * the skill's `valid_transitions`; the rest (intent, reason, evidence) is carried from the invalidated proposal,
+ * and `from` is the status the skill reported, so the new approval binds what the node is now.
+ */
+export function reconfirmation(previous, reconfirm, to) {
+  const offered = (reconfirm.valid_transitions ?? []).map((transition) => transition.status);
+  if (!offered.includes(to)) {
+    throw new HttpError(422, "not_a_valid_transition", `\`${to}\` is not one of the transitions the skill offers: ${offered.join(", ") || "none"}`, "to");
+  }
+  const proposed_change = { type: previous.proposed_change.type, from: reconfirm.current_status, to };
+  return {
+    ...previous,
+    proposed_change,
+    request: {
+      what: `${proposed_change.type} on ${previous.node_id}: ${proposed_change.from || "(none)"} -> ${to} (picked after a reconfirm)`,
+      impact: previous.request.impact,
+    },
+  };
+}

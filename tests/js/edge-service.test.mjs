@@ -93,6 +93,39 @@ describe("the flow", () => {
     assert.equal(pending.body.approvals[0].approval_id, approval.approval_id, "newest first");
   });
 
+  test("reconfirm: the node moved on, the Apply is refused with the facts, a person picks a transition as a new approval", async () => {
+    const approval = await approved();
+    board.board.set(approval.node_id, "in_review"); // someone else moved it
+    const refused = await api.post("/v1/apply", approval.executor_request, AGENT);
+    assert.equal(refused.body.outcome, "reconfirm_required");
+    assert.equal(board.appliesFor(approval.approval_id), 0);
+    const invalidated = (await api.get(`/v1/approvals/${approval.approval_id}`)).body;
+    assert.equal(invalidated.state, "invalidated");
+    assert.equal(invalidated.reconfirm.current_status, "in_review");
+    assert.deepEqual(invalidated.reconfirm.valid_transitions.map((transition) => transition.status), ["done", "in_progress"]);
+
+    assert.equal((await api.post(`/v1/approvals/${approval.approval_id}/reconfirm`, { to: "done" }, AGENT)).status, 403, "never chosen by the machine");
+    const notOffered = await api.post(`/v1/approvals/${approval.approval_id}/reconfirm`, { to: "todo" }, INBOX);
+    assert.equal(notOffered.status, 422);
+    const picked = await api.post(`/v1/approvals/${approval.approval_id}/reconfirm`, { to: "done" }, INBOX);
+    assert.equal(picked.status, 201, JSON.stringify(picked.body));
+    assert.equal(picked.body.state, "pending");
+    assert.deepEqual(picked.body.proposed_change, { type: "status_change", from: "in_review", to: "done" });
+    assert.equal(picked.body.reconfirms, approval.approval_id);
+
+    // The inbox may apply only what a person picked; the agent's own approvals stay the agent's to apply.
+    const other = await approved();
+    assert.equal((await api.post("/v1/apply", other.executor_request, INBOX)).status, 403);
+    const decided = await approve(api, picked.body, alice);
+    assert.equal(decided.status, 200);
+    const applied = await api.post("/v1/apply", decided.body.executor_request, INBOX);
+    assert.equal(applied.body.outcome, "applied");
+    assert.equal(board.board.get(approval.node_id), "done");
+    assert.equal(board.appliesFor(picked.body.approval_id), 1);
+    const again = await api.post(`/v1/approvals/${approval.approval_id}/reconfirm`, { to: "done" }, INBOX);
+    assert.equal(again.status, 201, "each pick is a new approval; the old one stays invalidated");
+  });
+
   test("the signed change is compared field by field, whatever the order of its keys", async () => {
     const approval = await proposal();
     const { type, from, to } = approval.draft.proposed_change;
