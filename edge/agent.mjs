@@ -1,8 +1,9 @@
 // A governed agent: the control loop (seed 002) judges the task board with a model and proposes each change
-// to the edge guard, with the Closer's verdict as evidence; a person decides in the approval inbox; the agent
-// then asks the guard to apply exactly what was approved, once. The agent holds no key that approves: its
-// token lets it propose and apply, nothing more.
-import { Closer, createControlLoop, openAICompatible } from "agent-governor";
+// to the edge guard, with the Closer's verdict and the Watcher's review (under a different persona) as
+// evidence; a person decides in the approval inbox; the agent then asks the guard to apply exactly what was
+// approved, once. The agent holds no key that approves: its token lets it propose and apply, nothing more.
+// Its execution log (seed 002: JSON lines, size-based retention) is kept in memory and read by `logTail`.
+import { Closer, MemoryStore, Watcher, createControlLoop, memoryLogStore, openAICompatible, pickWatcherPersona } from "agent-governor";
 
 const ACTION_TYPES = {
   status_change: "move one task on the board to a next status (parameters node_id, from, to); one task at a time",
@@ -11,13 +12,20 @@ const ACTION_TYPES = {
 export const DEFAULT_GOAL =
   "Move the tasks on the board forward one step at a time (todo -> in_progress -> in_review -> done), proposing one status change per task.";
 
+/** How many lines of the execution log `logTail` returns at most. */
+const LOG_TAIL_LINES = 50;
+
 /**
  * Starts the agent. `llm`: { url, model, apiKey? } of an OpenAI-compatible endpoint; `guardUrl` and
- * `agentToken` reach the edge guard; `boardUrl` is the board it observes. Returns { loop, stop }.
+ * `agentToken` reach the edge guard; `boardUrl` is the board it observes. Returns { loop, stop, logTail },
+ * where `logTail()` resolves to the newest records of the execution log, oldest first.
  */
-export async function startGovernedAgent({ guardUrl, agentToken, boardUrl, llm, goal = DEFAULT_GOAL, pollMs = 1000, log = () => {} }) {
+export async function startGovernedAgent({ guardUrl, agentToken, boardUrl, llm, goal = DEFAULT_GOAL, pollMs = 1000, log = () => {}, logLimitBytes = 1024 * 1024 }) {
   const query = openAICompatible({ baseUrl: llm.url, model: llm.model, apiKey: llm.apiKey, timeoutMs: 180_000 });
   const closer = new Closer({ workingDir: "", agentId: "board-agent" });
+  const watcher = new Watcher({ agentId: "board-agent-watcher", store: new MemoryStore() });
+  const reviewer = pickWatcherPersona(null)?.persona ?? null;
+  const logs = memoryLogStore({ limitBytes: logLimitBytes });
   const approvedRequests = new Map();
   let stopped = false;
 
@@ -30,8 +38,13 @@ export async function startGovernedAgent({ guardUrl, agentToken, boardUrl, llm, 
     return { status: response.status, body: await response.json() };
   }
 
-  /** The Closer's view of the proposed step, attached for the person; a failure is shown, never hidden. */
+  /** The Closer's view and the Watcher's review of the proposed step, for the person; a failure is shown, never hidden. */
   async function evidenceFor(action, lines) {
+    const [closerView, watcherView] = await Promise.all([closerEvidence(action, lines), watcherEvidence(action, lines)]);
+    return { closer: closerView, watcher: watcherView };
+  }
+
+  async function closerEvidence(action, lines) {
     try {
       const result = await closer.check(
         {
@@ -41,9 +54,27 @@ export async function startGovernedAgent({ guardUrl, agentToken, boardUrl, llm, 
         },
         query,
       );
-      return { closer: { complete: result.complete, checklist: result.output?.checklist ?? [], summary: result.output?.summary ?? null } };
+      return { complete: result.complete, checklist: result.output?.checklist ?? [], summary: result.output?.summary ?? null };
     } catch (error) {
-      return { closer: { complete: false, checklist: [], summary: `the Closer could not decide: ${error.message}` } };
+      return { complete: false, checklist: [], summary: `the Closer could not decide: ${error.message}` };
+    }
+  }
+
+  /** A second reviewer under another persona reads the proposal against the goal; an undecidable answer fails. */
+  async function watcherEvidence(action, lines) {
+    try {
+      const verdict = await watcher.inspect(
+        {
+          // What the agent produced is the proposal itself (nothing is applied before the person decides).
+          executor_result: { status: "done", artifacts: [lines[0], lines[1]], execution_log: `proposed, not applied: ${action.type} ${JSON.stringify(action.parameters ?? {})}: ${action.summary}` },
+          original_request: goal,
+          ...(reviewer ? { persona: reviewer } : {}),
+        },
+        query,
+      );
+      return { pass: verdict.pass, issues: verdict.issues, persona: verdict.persona_applied ?? null };
+    } catch (error) {
+      return { pass: false, issues: [`the Watcher could not decide: ${error.message}`], persona: null };
     }
   }
 
@@ -95,6 +126,7 @@ export async function startGovernedAgent({ guardUrl, agentToken, boardUrl, llm, 
     skills: { status_change: applyThroughGuard },
     actionTypes: ACTION_TYPES,
     approve,
+    logs,
     chat: (text) => log(`agent: ${text}`),
     onError: (error) => log(`agent error: ${error.message}`),
   });
@@ -118,6 +150,14 @@ export async function startGovernedAgent({ guardUrl, agentToken, boardUrl, llm, 
   const timer = setInterval(observe, 3000);
   return {
     loop,
+    async logTail() {
+      const text = await logs.tail("execution", 200);
+      return text
+        .split("\n")
+        .filter((line) => line !== "")
+        .slice(-LOG_TAIL_LINES)
+        .map((line) => JSON.parse(line));
+    },
     stop() {
       stopped = true;
       clearInterval(timer);

@@ -21,8 +21,9 @@ async function body(request) {
 }
 
 /**
- * Starts the board on 127.0.0.1. `nodes` maps node ids to statuses. `holdApply(request)` may return a
- * promise that delays the answer to an Apply after it is counted (a test uses it to stop the guard mid-way).
+ * Starts the board on 127.0.0.1. `nodes` maps node ids to statuses. `holdApply(request, { drop })` may return
+ * a promise that delays the answer to an Apply after it is counted (a test uses it to stop the guard mid-way);
+ * calling `drop()` closes the connection without an answer, so the caller cannot know whether it was applied.
  */
 export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, token = null } = {}) {
   const board = new Map(Object.entries(nodes));
@@ -59,7 +60,16 @@ export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, t
         }
         board.set(node_id, confirm_status);
         const hold = handle.hold ?? holdApply;
-        if (hold) await hold(applyRequest);
+        let dropped = false;
+        if (hold) {
+          await hold(applyRequest, {
+            drop() {
+              dropped = true;
+              request.socket.destroy();
+            },
+          });
+        }
+        if (dropped) return undefined;
         return send(200, { applied: true, node_id, status: confirm_status });
       }
       return send(404, { message: "no such route" });

@@ -2,7 +2,8 @@
 // /llm/chat/completions to the configured OpenAI-compatible endpoint, adding its API key on the server side
 // so the key never reaches the page. With an edge guard configured, /v1/* (and the /v1/feed WebSocket) is
 // relayed to it with the inbox's bearer token added here, for the same reason; approvers need no token (they
-// sign). /config.json tells the page which model answers and whether a guard is there.
+// sign). /config.json tells the page which model answers and whether a guard is there; /agent/log is the tail
+// of the governed agent's execution log when one runs beside the server (npm start).
 // Usage: node scripts/serve.mjs [--port N]   (PORT in the environment works too; 0 picks a free port)
 import { createServer } from "node:http";
 import { connect } from "node:net";
@@ -131,17 +132,34 @@ function relayFeed(guard, request, socket, head) {
   socket.on("error", close);
 }
 
+/** The agent's execution log tail as `{ records }`, or 503 when no agent runs beside this server. */
+async function agentLog(agent, response) {
+  const send = (status, body) => {
+    response.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+    response.end(JSON.stringify(body));
+  };
+  if (!agent) return send(503, { code: "not_configured", message: "no agent runs beside this server", path: "" });
+  try {
+    return send(200, { records: await agent.logTail() });
+  } catch (error) {
+    return send(500, { code: "log_unreadable", message: `the agent's log could not be read: ${error.message}`, path: "" });
+  }
+}
+
 /**
  * `llm`: { url, model, apiKey? } of the endpoint the page's model demos ask, or null. `guard`: { url,
- * inboxToken, adminToken?, rpId } of the edge guard service the inbox talks to, or null.
+ * inboxToken, adminToken?, rpId } of the edge guard service the inbox talks to, or null. `agent`: { logTail() }
+ * of the governed agent running beside the server, or null; it may be set later with `server.setAgent`.
  */
-export function startServer(port = 0, { llm = null, guard = null } = {}) {
+export async function startServer(port = 0, { llm = null, guard = null, agent = null } = {}) {
+  let currentAgent = agent;
   const server = createServer(async (request, response) => {
     const url = new URL(request.url, "http://localhost");
     const urlPath = url.pathname;
     if (request.method === "POST" && urlPath === "/llm/chat/completions") return relayToModel(llm, request, response);
     if (urlPath.startsWith("/v1/")) return relayToGuard(guard, request, response, `${urlPath}${url.search}`);
     if (request.method === "POST" && urlPath === "/inbox/enrollment") return enrollHere(guard, request, response);
+    if (request.method === "GET" && urlPath === "/agent/log") return agentLog(currentAgent, response);
     if (urlPath === "/config.json") {
       response.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
       return response.end(
@@ -163,7 +181,11 @@ export function startServer(port = 0, { llm = null, guard = null } = {}) {
     }
   });
   server.on("upgrade", (request, socket, head) => relayFeed(guard, request, socket, head));
-  return new Promise((resolvePort) => server.listen(port, "127.0.0.1", () => resolvePort(server)));
+  server.setAgent = (next) => {
+    currentAgent = next;
+  };
+  await new Promise((resolveListen) => server.listen(port, "127.0.0.1", resolveListen));
+  return server;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

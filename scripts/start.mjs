@@ -76,6 +76,7 @@ try {
     log: (line) => console.log(line),
   });
   stops.push(() => agent.stop());
+  server.setAgent(agent);
   console.log("agent: judging the board; its proposals arrive in the inbox");
 } catch (error) {
   console.error(`npm start failed: ${error.message}`);

@@ -231,3 +231,94 @@ test("accessibility: axe-core finds no serious or critical violation (light and 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+/** Approves the approval with this page's device key (a click on its approve button) and waits for it. */
+async function approveInPage(page, id) {
+  await card(page, id).waitFor({ timeout: 10_000 });
+  await card(page, id).locator("[data-action=approve]").click();
+  await page.waitForFunction((approvalId) => document.querySelector(`#history .approval[data-id="${approvalId}"]`)?.dataset.state === "approved", id, { timeout: 10_000 });
+  return (await guard.client.get(`/v1/approvals/${id}`, AGENT)).body;
+}
+
+const historyState = (page, id, wanted) =>
+  page.waitForFunction(([approvalId, state]) => document.querySelector(`#history .approval[data-id="${approvalId}"]`)?.dataset.state === state, [id, wanted], { timeout: 10_000 });
+
+test("reconfirm: the node moved on, the person picks a transition, signs the new approval, and the inbox has it applied once", async () => {
+  const { page, errors } = await openInbox();
+  await registerFreshDeviceKey(page, "dave");
+  const approval = await proposal();
+  const decided = await approveInPage(page, approval.approval_id);
+  board.board.set(approval.node_id, "in_review"); // someone else moved it meanwhile
+  assert.equal((await guard.client.post("/v1/apply", decided.executor_request, AGENT)).body.outcome, "reconfirm_required");
+  await historyState(page, approval.approval_id, "invalidated");
+  const invalidated = card(page, approval.approval_id);
+  assert.match(await invalidated.textContent(), /now in_review/);
+  // The skill's transitions from in_review, as buttons; none is chosen for the person.
+  const offered = await invalidated.locator("[data-action^=reconfirm-]").evaluateAll((buttons) => buttons.map((button) => button.dataset.action));
+  assert.deepEqual(offered.sort(), ["reconfirm-done", "reconfirm-in_progress"]);
+  assert.equal(board.board.get(approval.node_id), "in_review");
+
+  await invalidated.locator("[data-action=reconfirm-done]").click();
+  const picked = await page.waitForFunction(
+    (id) => [...document.querySelectorAll("#pending .approval")].find((node) => node.textContent.includes("in_review → done") && node.dataset.id !== id)?.dataset.id,
+    approval.approval_id,
+    { timeout: 10_000 },
+  );
+  const pickedId = await picked.jsonValue();
+  assert.equal((await guard.client.get(`/v1/approvals/${pickedId}`)).body.reconfirms, approval.approval_id);
+  assert.equal(board.appliesFor(pickedId), 0, "a pick applies nothing before it is signed");
+
+  await card(page, pickedId).locator("[data-action=approve]").click();
+  await historyState(page, pickedId, "consumed");
+  assert.equal(board.board.get(approval.node_id), "done");
+  assert.equal(board.appliesFor(pickedId), 1);
+  assert.equal(board.appliesFor(approval.approval_id), 0);
+  assert.match(await card(page, pickedId).locator("[data-testid=outcome]").textContent(), /Applied once: in_review → done/);
+  await page.waitForFunction((id) => document.querySelector(`.approval[data-id="${id}"] details`)?.textContent.includes("apply · applied"), pickedId, { timeout: 10_000 });
+  assert.match(await invalidated.textContent(), /You picked → done: that approval is consumed/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("cancel an unused approval: the agent's Apply is refused and nothing changes", async () => {
+  const { page, errors } = await openInbox();
+  await registerFreshDeviceKey(page, "erin");
+  const approval = await proposal();
+  const decided = await approveInPage(page, approval.approval_id);
+  await card(page, approval.approval_id).locator("[data-action=cancel]").click();
+  await historyState(page, approval.approval_id, "cancelled");
+  const refused = await guard.client.post("/v1/apply", decided.executor_request, AGENT);
+  assert.equal(refused.body.outcome, "rejected");
+  assert.equal(board.appliesFor(approval.approval_id), 0);
+  assert.equal(board.board.get(approval.node_id), "todo");
+  assert.match(await card(page, approval.approval_id).locator("[data-testid=outcome]").textContent(), /Cancelled/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("reconcile: an Apply whose outcome is unknown stays in_flight until the person says what happened", async () => {
+  const { page, errors } = await openInbox();
+  await registerFreshDeviceKey(page, "frank");
+  const approval = await proposal();
+  const decided = await approveInPage(page, approval.approval_id);
+  // The board changes the node, then the connection fails before it answers: the guard cannot know.
+  board.hold = (_request, { drop }) => drop();
+  let unknown;
+  try {
+    unknown = await guard.client.post("/v1/apply", decided.executor_request, AGENT);
+  } finally {
+    board.hold = null;
+  }
+  assert.notEqual(unknown.body.outcome, "applied", JSON.stringify(unknown.body));
+  assert.equal((await guard.client.get(`/v1/approvals/${approval.approval_id}`)).body.state, "in_flight", JSON.stringify(unknown.body));
+  await historyState(page, approval.approval_id, "in_flight");
+  assert.equal((await guard.client.post("/v1/apply", decided.executor_request, AGENT)).body.rejection.phase, "in_flight", "never retried");
+  assert.match(await card(page, approval.approval_id).textContent(), /Apply started at/);
+  await card(page, approval.approval_id).locator("[data-action=reconcile_applied]").click();
+  await historyState(page, approval.approval_id, "consumed");
+  assert.equal(board.appliesFor(approval.approval_id), 1);
+  const trail = (await guard.client.get(`/v1/audit?approval_id=${approval.approval_id}`, ADMIN)).body.records.map((record) => record.event);
+  assert.equal(trail[0], "reconciled");
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -14,7 +14,7 @@ import { freePort, launchChromium, repoRoot } from "./helpers.mjs";
 const nulls = { reply: null, action_type: null, summary: null, impact_scope: null, node_id: null, from: null, to: null, setting_key: null, setting_value: null, whitelist_add: null, whitelist_remove: null, reason: null };
 const judgements = [];
 
-/** Acts once (task-1: todo -> in_progress), then waits; the Closer's answers say complete. */
+/** Acts once (task-1: todo -> in_progress), then waits; the Closer's answers say complete, the Watcher's pass. */
 function scriptedModel() {
   const server = createServer(async (request, response) => {
     let raw = "";
@@ -29,6 +29,16 @@ function scriptedModel() {
           ? { ...nulls, decision: "act", action_type: "status_change", summary: "start task-1", impact_scope: "task-1 on the demo board only", node_id: "task-1", from: "todo", to: "in_progress" }
           : { ...nulls, decision: "wait" },
       );
+    } else if (body.response_format?.json_schema?.name === "watcher_verdict") {
+      content = JSON.stringify({
+        pass: true,
+        issues: ["minor: task-1 has no owner yet"],
+        inspection_log: "1. one task, one step\n2. within the goal",
+        blindspots_covered: ["refactoring safety: a single status step"],
+        misclassification_detected: false,
+        reclassification_suggestion: null,
+        trade_offs_acknowledged: true,
+      });
     } else {
       content = JSON.stringify({ checklist: [{ id: "ready", description: "task-1 is ready to start", completed: true, evidence: "the board" }], allComplete: true, summary: "ready", pendingActions: [], confidence: 0.9 });
     }
@@ -91,6 +101,7 @@ test("npm start: the agent proposes, a person approves in the inbox, the guard a
   await card.waitFor({ timeout: 60_000 });
   assert.match(await card.textContent(), /task-1: todo → in_progress/);
   assert.match(await card.textContent(), /task-1 is ready to start/, "the Closer's checklist is attached as evidence");
+  assert.match(await card.textContent(), /Watcher\s*pass\s*minor: task-1 has no owner yet/, "the Watcher's verdict and issues are attached");
   await card.locator("[data-action=approve]").click();
 
   const board = await waitFor(async () => {
@@ -99,6 +110,12 @@ test("npm start: the agent proposes, a person approves in the inbox, the guard a
   }, "the board change");
   assert.equal(board.applies.filter((apply) => apply.node_id === "task-1").length, 1, "applied exactly once");
   await waitFor(() => output.includes("applied once"), "the agent's report");
+  // The agent's execution log (JSON lines), served beside the inbox and shown in it.
+  const inboxOrigin = new URL(inbox).origin;
+  const { records } = await (await fetch(`${inboxOrigin}/agent/log`)).json();
+  assert.ok(records.length > 0, "the execution log has records");
+  for (const record of records) assert.deepEqual(Object.keys(record).sort(), ["cause", "event_summary", "impact_scope", "time"]);
+  await page.waitForFunction(() => document.querySelectorAll("#agent-log time").length > 0, null, { timeout: 15_000 });
   await page.close();
 
   child.kill("SIGINT");

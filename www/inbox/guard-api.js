@@ -18,10 +18,13 @@ async function call(method, path, body) {
 
 export const guardApi = {
   approvals: (state) => call("GET", `/v1/approvals?limit=100${state ? `&state=${state}` : ""}`),
-  audit: () => call("GET", "/v1/audit?limit=50"),
+  audit: () => call("GET", "/v1/audit?limit=200"),
   keys: () => call("GET", "/v1/keys"),
   decide: (id, body) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/decision`, body),
   cancel: (id, action) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/cancel`, { action }),
+  reconfirm: (id, to) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/reconfirm`, { to }),
+  /** Only for an approval the person picked after a reconfirm: the guard refuses the inbox any other. */
+  apply: (executorRequest) => call("POST", "/v1/apply", executorRequest),
   reconcile: (id, action) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/reconcile`, { action }),
   /** First-run registration on this machine: the local server asks the guard for a one-time code. */
   enrollment: (approver) => call("POST", "/inbox/enrollment", { approver }),

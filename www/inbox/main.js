@@ -1,14 +1,17 @@
 // The approval inbox: the guard's pending approvals, live from its feed; approve with this device's key or a
 // passkey, decline with a signed reason; cancel an unused approval; reconcile one whose Apply's outcome is
-// unknown; history and the audit trail. y and n act only on the focused approval, never from an editable
-// field or with a modifier held.
+// unknown; pick a transition for one the node moved on from (reconfirm); history with outcomes and audit
+// trails; the agent's execution log. y and n act only on the focused approval, never from an editable field
+// or with a modifier held.
 import { guardApi, followFeed } from "./guard-api.js";
 import { loadApprover, registerDeviceKey, registerPasskey, signApproval, signHumanAction } from "./approver-keys.js";
 import { approvalCard, element } from "./render.js";
+import { outcomeLine, trailOf } from "./outcome.js";
+import { fetchAgentLog, showAgentLog } from "./agent-log.js";
 import { TEXT, wordsFor } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
-const state = { approvals: new Map(), approver: null, language: "en", rpId: "localhost", busy: new Set() };
+const state = { approvals: new Map(), trails: new Map(), agentLog: null, approver: null, language: "en", rpId: "localhost", busy: new Set() };
 const words = () => wordsFor(state.language);
 
 function announce(text) {
@@ -53,8 +56,23 @@ function actionsFor(approval) {
     add(words().decline, decline, { class: "secondary", "data-action": "decline" });
   } else if (approval.state === "approved") {
     add(words().cancel, (id) => act(id, "cancel"), { class: "secondary", "data-action": "cancel" });
+  } else if (approval.state === "invalidated" && approval.reconfirm) {
+    const replacement = [...state.approvals.values()].find(
+      (other) => other.reconfirms === approval.approval_id && !["declined", "expired", "cancelled"].includes(other.state),
+    );
+    if (replacement) {
+      box.append(element("p", { text: words().picked(replacement.proposed_change.to, replacement.state) }));
+    } else {
+      box.append(element("p", { text: words().reconfirmFacts(approval.reconfirm.current_status) }));
+      for (const transition of approval.reconfirm.valid_transitions) {
+        add(words().pick(transition.label || transition.status), (id) => pick(id, transition.status), {
+          class: "secondary",
+          "data-action": `reconfirm-${transition.status}`,
+        });
+      }
+    }
   } else if (approval.state === "in_flight") {
-    box.append(element("p", { text: words().inFlight }));
+    box.append(element("p", { text: words().inFlight }), element("p", { class: "muted", text: words().inFlightSince(approval.confirmation?.in_flight_at ?? "") }));
     add(words().reconcileApplied, (id) => act(id, "reconcile_applied"), { "data-action": "reconcile_applied" });
     add(words().reconcileNotApplied, (id) => act(id, "reconcile_not_applied"), { class: "secondary", "data-action": "reconcile_not_applied" });
   }
@@ -71,9 +89,12 @@ function render() {
   const focusedControl = active?.id || active?.dataset?.action || null;
   for (const [listId, wanted] of [["pending", (a) => a.state === "pending"], ["history", (a) => a.state !== "pending"]]) {
     const list = $(listId);
-    list.replaceChildren(...sorted.filter(wanted).map((approval) => approvalCard(approval, words(), now, actionsFor(approval))));
+    list.replaceChildren(
+      ...sorted.filter(wanted).map((approval) => approvalCard(approval, words(), now, actionsFor(approval), historyOf(approval, listId))),
+    );
   }
   $("pending-empty").hidden = sorted.some((approval) => approval.state === "pending");
+  showAgentLog($("agent-log"), state.agentLog, words());
   for (const [id, value] of reasons) {
     const input = document.getElementById(id);
     if (input) input.value = value;
@@ -85,17 +106,39 @@ function render() {
   }
 }
 
+/** On a history card: how it ended and its own audit trail. */
+function historyOf(approval, listId) {
+  if (listId !== "history") return [];
+  const line = outcomeLine(approval, words());
+  return [line ? element("p", { class: "outcome", "data-testid": "outcome", text: line }) : null, trailOf(state.trails.get(approval.approval_id) ?? [], words())];
+}
+
 async function refresh() {
   const [approvals, audit] = await Promise.all([guardApi.approvals(), guardApi.audit()]);
   if (approvals.status === 200) {
     state.approvals = new Map(approvals.body.approvals.map((approval) => [approval.approval_id, approval]));
   }
   if (audit.status === 200) {
+    state.trails = new Map();
+    for (const record of audit.body.records) {
+      if (record.approval_id === null) continue;
+      state.trails.set(record.approval_id, [...(state.trails.get(record.approval_id) ?? []), record]);
+    }
     $("audit").replaceChildren(
       ...audit.body.records.map((record) => element("li", { text: `${new Date(record.at).toISOString()} ${record.event} ${record.approval_id ?? ""}` })),
     );
   }
+  await refreshAgentLog(false);
   render();
+}
+
+async function refreshAgentLog(andRender = true) {
+  try {
+    state.agentLog = await fetchAgentLog();
+  } catch {
+    // The last tail stays on screen; the next poll tries again.
+  }
+  if (andRender) showAgentLog($("agent-log"), state.agentLog, words());
 }
 
 function needApprover() {
@@ -125,7 +168,22 @@ function approve(id) {
   return settle(id, async () => {
     const draft = { ...approval.draft, reason: "approved in the inbox", confirmed_at: new Date().toISOString(), ui_action: "inbox_approve" };
     const confirmation = await signApproval(state.approver, draft);
-    return guardApi.decide(id, { decision: "y", confirmation });
+    const decided = await guardApi.decide(id, { decision: "y", confirmation });
+    // A transition the person picked after a reconfirm has no agent waiting for it: the inbox asks the guard
+    // to apply it, once, and says what happened.
+    if (decided.status !== 200 || !approval.reconfirms) return decided;
+    const applied = await guardApi.apply(decided.body.executor_request);
+    if (applied.status === 200) announce(words().applyOutcome(applied.body.outcome));
+    return applied;
+  });
+}
+
+/** The person picks one of the skill's transitions for an approval the node moved on from: a new approval to sign. */
+function pick(id, to) {
+  return settle(id, async () => {
+    const answer = await guardApi.reconfirm(id, to);
+    if (answer.status === 201) announce(words().newApproval(answer.body.request.what));
+    return answer;
   });
 }
 
@@ -205,8 +263,12 @@ async function main() {
     state.approvals.set(approval.approval_id, approval);
     if (!known && approval.state === "pending") announce(words().newApproval(approval.request.what));
     render();
+    // The audit trails and the agent's log follow a moment later, once for a burst of changes.
+    clearTimeout(state.refreshTimer);
+    state.refreshTimer = setTimeout(refresh, 300);
   });
   setInterval(render, 30_000);
+  setInterval(() => refreshAgentLog(), 5_000);
   document.body.dataset.ready = "true";
 }
 

@@ -34,8 +34,11 @@ function evidence(approval, words) {
   return items;
 }
 
-/** The card of one approval; `actions` are the buttons its state allows, built by the caller. */
-export function approvalCard(approval, words, now, actions) {
+/**
+ * The card of one approval; `actions` are the buttons its state allows and `after` what the history adds (its
+ * outcome and audit trail), both built by the caller.
+ */
+export function approvalCard(approval, words, now, actions, after = []) {
   const { from, to } = approval.proposed_change;
   const age = now - Date.parse(approval.created_at);
   const left = Date.parse(approval.expires_at) - now;
@@ -55,10 +58,11 @@ export function approvalCard(approval, words, now, actions) {
       approval.agent_reason ? element("dt", { text: words.reason }) : null,
       approval.agent_reason ? element("dd", { text: approval.agent_reason }) : null,
       element("dt", { text: words.age }),
-      element("dd", { text: `${duration(age)} · ${words.expires} ${duration(left)}`, "data-testid": "age" }),
+      element("dd", { text: ["pending", "approved"].includes(approval.state) ? `${duration(age)} · ${words.expires} ${duration(left)}` : duration(age), "data-testid": "age" }),
       ...evidence(approval, words),
     ),
     element("p", {}, element("span", { class: "state", "data-testid": "state", text: approval.state })),
+    ...after,
     actions,
   );
 }

@@ -1,0 +1,28 @@
+// The tail of the governed agent's execution log (seed 002's JSON lines: time, event, cause, impact scope),
+// read from the local server that runs the agent beside the inbox; newest last, as a log reads.
+import { element } from "./render.js";
+
+export async function fetchAgentLog() {
+  const response = await fetch("/agent/log", { cache: "no-store" });
+  if (response.status === 503) return null;
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  const body = await response.json();
+  return Array.isArray(body.records) ? body.records : [];
+}
+
+/** Replaces the list's lines with the records; says so when no agent runs or nothing is logged yet. */
+export function showAgentLog(list, records, words) {
+  if (records === null) {
+    list.replaceChildren(element("li", { class: "muted", text: words.noAgent }));
+    return;
+  }
+  if (records.length === 0) {
+    list.replaceChildren(element("li", { class: "muted", text: words.logEmpty }));
+    return;
+  }
+  list.replaceChildren(
+    ...records.map((record) =>
+      element("li", {}, element("time", { datetime: record.time, text: new Date(record.time).toLocaleTimeString() }), ` ${record.event_summary} · ${record.cause} · ${record.impact_scope}`),
+    ),
+  );
+}

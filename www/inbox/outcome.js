@@ -1,0 +1,49 @@
+// What became of an approval, in words, and its own audit trail: shown on each card of the history.
+import { element } from "./render.js";
+
+const time = (iso) => (iso ? new Date(iso).toLocaleString() : "");
+
+/** One line saying how the approval ended (or where it stands), from its decision and confirmation. */
+export function outcomeLine(approval, words) {
+  const { from, to } = approval.proposed_change;
+  const confirmation = approval.confirmation;
+  const decision = approval.decision;
+  switch (approval.state) {
+    case "consumed":
+      return words.outcomeApplied(from || "—", to, time(confirmation?.consumed_at));
+    case "declined":
+      return words.outcomeDeclined(decision?.key_id ?? "", decision?.reason || "");
+    case "approved":
+      return words.outcomeApproved(decision?.key_id ?? "", time(decision?.at));
+    case "cancelled":
+      return words.outcomeCancelled(time(confirmation?.confirmed_at));
+    case "invalidated":
+      return approval.reconfirm ? words.outcomeMovedOn(approval.reconfirm.current_status) : words.outcomeNotApplied(time(confirmation?.invalidated_at));
+    case "in_flight":
+      return words.outcomeInFlight(time(confirmation?.in_flight_at));
+    case "expired":
+      return words.outcomeExpired;
+    default:
+      return "";
+  }
+}
+
+/** The approval's audit records (newest first, as the guard lists them) in a disclosure. */
+export function trailOf(records, words) {
+  if (records.length === 0) return null;
+  const list = element(
+    "ol",
+    { class: "audit" },
+    ...records.map((record) => element("li", { text: `${time(record.at)} · ${record.event}${describe(record)}` })),
+  );
+  return element("details", {}, element("summary", { text: words.trail(records.length) }), list);
+}
+
+function describe(record) {
+  const detail = record.detail ?? {};
+  if (record.event === "apply") return ` · ${detail.outcome}${detail.consumed ? " (consumed)" : ""}`;
+  if (record.event === "approved" || record.event === "declined" || record.event === "cancelled") return ` · ${detail.key_id ?? ""}${detail.reason ? `: ${detail.reason}` : ""}`;
+  if (record.event === "reconciled") return ` · ${detail.key_id ?? ""}: ${detail.applied ? "applied" : "not applied"}`;
+  if (record.event === "reconfirm_proposed") return ` · replaces ${detail.reconfirms}`;
+  return "";
+}
