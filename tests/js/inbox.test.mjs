@@ -165,6 +165,19 @@ test("a passkey through Chromium's virtual authenticator (user verification on) 
   assert.equal(altered.body.code, "signature_invalid");
   assert.equal((await guard.client.get(`/v1/approvals/${other.approval_id}`)).body.state, "pending");
 
+  // A genuine assertion for the other approval, its change altered after signing (to -> done): refused; the
+  // same assertion unaltered is accepted, so the refusal was the alteration's.
+  const genuine = await page.evaluate(async (draft) => {
+    const { loadApprover, signApproval } = await import("/inbox/approver-keys.js");
+    return signApproval(await loadApprover(), { ...draft, reason: "approved in the inbox", confirmed_at: new Date().toISOString(), ui_action: "inbox_approve" });
+  }, other.draft);
+  assert.ok(genuine.assertion);
+  const changed = { ...genuine, proposed_change: { ...genuine.proposed_change, to: "done" } };
+  const alteredChange = await guard.client.post(`/v1/approvals/${other.approval_id}/decision`, { decision: "y", confirmation: changed });
+  assert.ok([403, 422].includes(alteredChange.status), JSON.stringify(alteredChange.body));
+  assert.equal((await guard.client.get(`/v1/approvals/${other.approval_id}`)).body.state, "pending");
+  assert.equal((await guard.client.post(`/v1/approvals/${other.approval_id}/decision`, { decision: "y", confirmation: genuine })).status, 200);
+
   assert.equal((await guard.client.post("/v1/apply", decided.executor_request, AGENT)).body.outcome, "applied");
   assert.equal(board.appliesFor(approval.approval_id), 1);
   assert.deepEqual(errors, []);
@@ -226,6 +239,7 @@ test("accessibility: axe-core finds no serious or critical violation (light and 
       window.scrollTo(0, 0);
     });
     await page.screenshot({ path: join(directory, name) });
+    assert.equal(await page.locator(`#pending .approval[data-id="${waiting.approval_id}"]`).count(), 1, "the waiting approval is in the picture");
     assert.ok(statSync(join(directory, name)).size > 10_000, `${name} has content`);
   }
   assert.deepEqual(errors, []);

@@ -11,7 +11,19 @@ import { fetchAgentLog, showAgentLog } from "./agent-log.js";
 import { TEXT, wordsFor } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
-const state = { approvals: new Map(), trails: new Map(), agentLog: null, approver: null, language: "en", rpId: "localhost", busy: new Set() };
+const state = {
+  approvals: new Map(),
+  // A counter of updates: which feed message came after which list fetch began, so a slow fetch never
+  // overwrites a newer view from the feed.
+  clock: 0,
+  updatedAt: new Map(),
+  trails: new Map(),
+  agentLog: null,
+  approver: null,
+  language: "en",
+  rpId: "localhost",
+  busy: new Set(),
+};
 const words = () => wordsFor(state.language);
 
 function announce(text) {
@@ -114,9 +126,14 @@ function historyOf(approval, listId) {
 }
 
 async function refresh() {
+  const startedAt = ++state.clock;
   const [approvals, audit] = await Promise.all([guardApi.approvals(), guardApi.audit()]);
   if (approvals.status === 200) {
-    state.approvals = new Map(approvals.body.approvals.map((approval) => [approval.approval_id, approval]));
+    const next = new Map(approvals.body.approvals.map((approval) => [approval.approval_id, approval]));
+    for (const [id, view] of state.approvals) {
+      if (!next.has(id) || (state.updatedAt.get(id) ?? 0) > startedAt) next.set(id, view);
+    }
+    state.approvals = next;
   }
   if (audit.status === 200) {
     state.trails = new Map();
@@ -261,6 +278,7 @@ async function main() {
   followFeed((approval) => {
     const known = state.approvals.has(approval.approval_id);
     state.approvals.set(approval.approval_id, approval);
+    state.updatedAt.set(approval.approval_id, ++state.clock);
     if (!known && approval.state === "pending") announce(words().newApproval(approval.request.what));
     render();
     // The audit trails and the agent's log follow a moment later, once for a burst of changes.
