@@ -4,6 +4,7 @@
 // approved, once. The agent holds no key that approves: its token lets it propose and apply, nothing more.
 // Its execution log (seed 002: JSON lines, size-based retention) is kept in memory and read by `logTail`.
 import { Closer, MemoryStore, Watcher, createControlLoop, memoryLogStore, openAICompatible, pickWatcherPersona } from "agent-governor";
+import { judgeWithinMoves } from "./judge-within-moves.mjs";
 
 const ACTION_TYPES = {
   status_change: "move one task on the board to a next status (parameters node_id, from, to); one task at a time",
@@ -17,11 +18,26 @@ const LOG_TAIL_LINES = 50;
 
 /**
  * Starts the agent. `llm`: { url, model, apiKey? } of an OpenAI-compatible endpoint; `guardUrl` and
- * `agentToken` reach the edge guard; `boardUrl` is the board it observes. Returns { loop, stop, logTail },
- * where `logTail()` resolves to the newest records of the execution log, oldest first.
+ * `agentToken` reach the edge guard; `boardUrl` is the board it observes. With `narrowJudgement`, the judge's
+ * answer schema lists the moves the board's skill allows now (see judge-within-moves.mjs): for a model decoded
+ * under a grammar, such as the embedded one (a root `oneOf` is not accepted by every hosted structured-output
+ * API). Returns { loop, stop, logTail }, where `logTail()` resolves to the newest records of the execution
+ * log, oldest first.
  */
-export async function startGovernedAgent({ guardUrl, agentToken, boardUrl, llm, goal = DEFAULT_GOAL, pollMs = 1000, log = () => {}, logLimitBytes = 1024 * 1024 }) {
+export async function startGovernedAgent({
+  guardUrl,
+  agentToken,
+  boardUrl,
+  llm,
+  goal = DEFAULT_GOAL,
+  pollMs = 1000,
+  log = () => {},
+  logLimitBytes = 1024 * 1024,
+  narrowJudgement = false,
+}) {
   const query = openAICompatible({ baseUrl: llm.url, model: llm.model, apiKey: llm.apiKey, timeoutMs: 180_000 });
+  let moves = [];
+  const judge = narrowJudgement ? judgeWithinMoves(query, () => moves, "status_change") : query;
   const closer = new Closer({ workingDir: "", agentId: "board-agent" });
   const watcher = new Watcher({ agentId: "board-agent-watcher", store: new MemoryStore() });
   const reviewer = pickWatcherPersona(null)?.persona ?? null;
@@ -122,7 +138,7 @@ export async function startGovernedAgent({ guardUrl, agentToken, boardUrl, llm, 
 
   const loop = createControlLoop({
     goal,
-    judge: query,
+    judge,
     skills: { status_change: applyThroughGuard },
     actionTypes: ACTION_TYPES,
     approve,
@@ -130,6 +146,18 @@ export async function startGovernedAgent({ guardUrl, agentToken, boardUrl, llm, 
     chat: (text) => log(`agent: ${text}`),
     onError: (error) => log(`agent error: ${error.message}`),
   });
+
+  /** Every transition the skill offers now, node by node (its Preview), for the narrowed judgement. */
+  async function movesOn(tasks) {
+    const found = [];
+    for (const [node_id, from] of Object.entries(tasks)) {
+      const response = await fetch(`${boardUrl}/preview`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ node_id }) });
+      if (!response.ok) continue;
+      const preview = await response.json();
+      for (const transition of preview.valid_transitions ?? []) found.push({ node_id, from, to: transition.status });
+    }
+    return found;
+  }
 
   let lastBoard = "";
   async function observe() {
@@ -140,6 +168,7 @@ export async function startGovernedAgent({ guardUrl, agentToken, boardUrl, llm, 
       const text = JSON.stringify(tasks);
       if (text !== lastBoard) {
         lastBoard = text;
+        if (narrowJudgement) moves = await movesOn(tasks);
         loop.observe({ external: { tasks } });
       }
     } catch (error) {

@@ -73,6 +73,8 @@ try {
     agentToken: TOKENS.agent,
     boardUrl: board.url,
     llm,
+    // The embedded model decodes under a grammar: its judgement is held to the moves the board allows.
+    narrowJudgement: !process.env.LLM_BASE_URL,
     log: (line) => console.log(line),
   });
   stops.push(() => agent.stop());

@@ -151,3 +151,48 @@ test("Node: the control loop's judge is the local model over HTTP; its answer is
   assert.equal(applies.length, 0);
   for (const request of approvals) assert.equal(request.lines.length, 2);
 });
+
+test("Node: the agent's judge, held to the moves the board allows, answers one of them or wait through the local model", { timeout: 240_000 }, async () => {
+  const { createControlLoop } = await import("agent-governor");
+  const { judgeWithinMoves } = await import("../../edge/judge-within-moves.mjs");
+  const { query, replies } = recordingClient();
+  const moves = [
+    { node_id: "task-1", from: "todo", to: "in_progress" },
+    { node_id: "task-2", from: "in_review", to: "done" },
+    { node_id: "task-2", from: "in_review", to: "in_progress" },
+  ];
+  const schemas = [];
+  const recording = (prompt, options) => {
+    schemas.push(options.outputSchema);
+    return query(prompt, options);
+  };
+  const outcomes = [];
+  let proposed = null;
+  const loop = createControlLoop({
+    goal: "Move the tasks on the board forward one step at a time.",
+    judge: judgeWithinMoves(recording, () => moves, "status_change"),
+    actionTypes: { status_change: "move one task to a next status (parameters node_id, from, to)" },
+    skills: { status_change: () => ({ succeeded: false, detail: "not in this test" }) },
+    approve: (request) => {
+      proposed = request.action;
+      return "n";
+    },
+    onJudgement: (outcome) => outcomes.push(outcome),
+  });
+  loop.observe({ external: { tasks: { "task-1": "todo", "task-2": "in_review" } } });
+  const deadline = Date.now() + 200_000;
+  while (outcomes.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  loop.stop();
+  assert.ok(replies.length >= 1, "the model was asked");
+  assert.equal(replies[0].error, null, `the endpoint answered: ${replies[0].error}`);
+  assert.equal(schemas[0].oneOf.length, moves.length + 1, "the schema sent lists each move and wait");
+  assert.equal(outcomes[0]?.ok, true, `the answer parsed: ${JSON.stringify(outcomes[0])}`);
+  const judgement = outcomes[0].judgement;
+  assert.ok(["act", "wait"].includes(judgement.decision), JSON.stringify(judgement));
+  if (judgement.decision === "act") {
+    const { node_id, from, to } = judgement.parameters;
+    assert.ok(moves.some((move) => move.node_id === node_id && move.from === from && move.to === to), JSON.stringify(judgement));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(proposed?.parameters, judgement.parameters, "the move became the approval request");
+  }
+});
