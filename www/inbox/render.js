@@ -61,7 +61,7 @@ export function approvalCard(approval, words, now, actions, after = []) {
       element("dd", { text: ["pending", "approved"].includes(approval.state) ? `${duration(age)} · ${words.expires} ${duration(left)}` : duration(age), "data-testid": "age" }),
       ...evidence(approval, words),
     ),
-    element("p", {}, element("span", { class: "state", "data-testid": "state", text: approval.state })),
+    element("p", {}, element("span", { class: "state", "data-testid": "state", text: words.states?.[approval.state] ?? approval.state })),
     ...after,
     actions,
   );

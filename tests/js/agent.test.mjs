@@ -1,0 +1,98 @@
+// The governed agent (edge/agent.mjs) with its judgement held to the board's moves, against the edge guard
+// under `wrangler dev` and the demo board. The model is scripted and answers with the first alternative of the
+// schema it was sent, so the test asserts what the agent sends (the moves the skill's Preview offers) and that
+// the chosen move reaches the guard as a proposal with the Closer's and the Watcher's evidence.
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { after, before, test } from "node:test";
+import { startTaskBoard } from "../../edge/task-board.mjs";
+import { startGovernedAgent } from "../../edge/agent.mjs";
+import { AGENT, startGuardService } from "./edge-service-support.mjs";
+
+const judgementSchemas = [];
+
+/** The first choice of a oneOf, with each const as its value and each free string filled in. */
+function firstChoice(schema) {
+  const choice = schema.oneOf[0];
+  return Object.fromEntries(
+    Object.entries(choice.properties).map(([name, field]) => [name, "const" in field ? field.const : field.type === "null" ? null : `a ${name}`]),
+  );
+}
+
+function scriptedModel() {
+  const server = createServer(async (request, response) => {
+    let raw = "";
+    for await (const chunk of request) raw += chunk;
+    const body = JSON.parse(raw);
+    const { name, schema } = body.response_format.json_schema;
+    let answer;
+    if (name === "control_judgement") {
+      judgementSchemas.push(schema);
+      // The first judgement picks the first move; later ones wait (the last alternative).
+      answer = firstChoice(judgementSchemas.length === 1 ? schema : { oneOf: [schema.oneOf.at(-1)] });
+    } else if (name === "watcher_verdict") {
+      answer = { pass: false, issues: ["CRITICAL: scripted"], inspection_log: "1. read", blindspots_covered: ["a"], misclassification_detected: false, reclassification_suggestion: null, trade_offs_acknowledged: true };
+    } else {
+      answer = { checklist: [{ id: "moves", description: "the move is one the board allows", completed: true, evidence: "preview" }], allComplete: true, summary: "ok", pendingActions: [], confidence: 0.9 };
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify(answer) } }] }));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+let model;
+let board;
+let guard;
+let agent;
+
+before(async () => {
+  model = await scriptedModel();
+  board = await startTaskBoard({ nodes: { "task-1": "todo", "task-2": "in_review", "task-3": "done" } });
+  guard = await startGuardService(board);
+});
+
+after(async () => {
+  agent?.stop();
+  await guard?.dispose();
+  await board?.close();
+  model?.close();
+});
+
+test("the judge is sent the moves the skill allows now; the chosen move is proposed to the guard with both reviews as evidence", async () => {
+  agent = await startGovernedAgent({
+    guardUrl: guard.url,
+    agentToken: AGENT,
+    boardUrl: board.url,
+    llm: { url: `http://127.0.0.1:${model.address().port}/v1`, model: "scripted" },
+    narrowJudgement: true,
+    pollMs: 200,
+  });
+  let proposal;
+  for (let tries = 0; tries < 150 && !proposal; tries += 1) {
+    proposal = (await guard.client.get("/v1/approvals?state=pending", AGENT)).body.approvals?.[0];
+    if (!proposal) await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  assert.ok(proposal, "a proposal reached the guard");
+  const offered = judgementSchemas[0].oneOf.map((choice) => ({
+    decision: choice.properties.decision.const,
+    node_id: choice.properties.node_id.const ?? null,
+    from: choice.properties.from.const ?? null,
+    to: choice.properties.to.const ?? null,
+  }));
+  // task-3 is done: the skill offers no move for it.
+  assert.deepEqual(offered, [
+    { decision: "act", node_id: "task-1", from: "todo", to: "in_progress" },
+    { decision: "act", node_id: "task-2", from: "in_review", to: "done" },
+    { decision: "act", node_id: "task-2", from: "in_review", to: "in_progress" },
+    { decision: "wait", node_id: null, from: null, to: null },
+  ]);
+  assert.equal(proposal.node_id, "task-1");
+  assert.deepEqual(proposal.proposed_change, { type: "status_change", from: "todo", to: "in_progress" });
+  assert.equal(proposal.evidence.closer.complete, true);
+  assert.equal(proposal.evidence.closer.checklist[0].description, "the move is one the board allows");
+  assert.equal(proposal.evidence.watcher.pass, false);
+  assert.deepEqual(proposal.evidence.watcher.issues, ["CRITICAL: scripted"]);
+  assert.equal(proposal.evidence.watcher.persona, "Kent Beck");
+  assert.equal(board.board.get("task-1"), "todo", "nothing is applied before a person decides");
+});
