@@ -282,7 +282,15 @@ test("reconfirm: the node moved on, the person picks a transition, signs the new
   assert.equal((await guard.client.get(`/v1/approvals/${pickedId}`)).body.reconfirms, approval.approval_id);
   assert.equal(board.appliesFor(pickedId), 0, "a pick applies nothing before it is signed");
 
+  // The inbox's own Apply after the signature is lost on the way (the page's request aborted): the approval
+  // stays approved, nothing is applied, and the person asks again with the Apply button.
+  await page.route("**/v1/apply", (route) => route.abort());
   await card(page, pickedId).locator("[data-action=approve]").click();
+  await historyState(page, pickedId, "approved");
+  await page.waitForFunction(() => document.getElementById("announcer").textContent.startsWith("Not done"), null, { timeout: 10_000 });
+  assert.equal(board.appliesFor(pickedId), 0);
+  await page.unroute("**/v1/apply");
+  await card(page, pickedId).locator("[data-action=apply]").click();
   await historyState(page, pickedId, "consumed");
   assert.equal(board.board.get(approval.node_id), "done");
   assert.equal(board.appliesFor(pickedId), 1);

@@ -67,6 +67,9 @@ function actionsFor(approval) {
     );
     add(words().decline, decline, { class: "secondary", "data-action": "decline" });
   } else if (approval.state === "approved") {
+    // A transition the person picked has no agent to apply it: if the inbox's own Apply did not go through
+    // (the page closed, the network failed), the person asks again here.
+    if (approval.reconfirms) add(words().applyNow, applyPicked, { "data-action": "apply" });
     add(words().cancel, (id) => act(id, "cancel"), { class: "secondary", "data-action": "cancel" });
   } else if (approval.state === "invalidated" && approval.reconfirm) {
     const replacement = [...state.approvals.values()].find(
@@ -190,6 +193,17 @@ function approve(id) {
     // to apply it, once, and says what happened.
     if (decided.status !== 200 || !approval.reconfirms) return decided;
     const applied = await guardApi.apply(decided.body.executor_request);
+    if (applied.status === 200) announce(words().applyOutcome(applied.body.outcome));
+    return applied;
+  });
+}
+
+/** The Apply of an approved transition the person picked: the guard's Executor decides; never retried by itself. */
+function applyPicked(id) {
+  const approval = state.approvals.get(id);
+  if (!approval || approval.state !== "approved" || !approval.reconfirms || !approval.executor_request) return;
+  return settle(id, async () => {
+    const applied = await guardApi.apply(approval.executor_request);
     if (applied.status === 200) announce(words().applyOutcome(applied.body.outcome));
     return applied;
   });
