@@ -117,8 +117,9 @@ export const APPROVAL_STATES = ["pending", "declined", "expired", "approved", "i
 
 /**
  * The proposal for a transition a person picked after step 6 found the node moved on. The pick must be one of
- * the skill's `valid_transitions`; the rest (intent, reason, evidence) is carried from the invalidated proposal,
- * and `from` is the status the skill reported, so the new approval binds what the node is now.
+ * the skill's `valid_transitions`; the agent's intent and reason are carried from the invalidated proposal,
+ * its evidence is not (the Closer and the Watcher reviewed another change), and `from` is the status the skill
+ * reported, so the new approval binds what the node is now.
  */
 export function reconfirmation(previous, reconfirm, to) {
   const offered = (reconfirm.valid_transitions ?? []).map((transition) => transition.status);
@@ -129,6 +130,7 @@ export function reconfirmation(previous, reconfirm, to) {
   return {
     ...previous,
     proposed_change,
+    evidence: null,
     request: {
       what: `${proposed_change.type} on ${previous.node_id}: ${proposed_change.from || "(none)"} -> ${to} (picked after a reconfirm)`,
       impact: previous.request.impact,

@@ -112,6 +112,7 @@ describe("the flow", () => {
     assert.equal(picked.body.state, "pending");
     assert.deepEqual(picked.body.proposed_change, { type: "status_change", from: "in_review", to: "done" });
     assert.equal(picked.body.reconfirms, approval.approval_id);
+  assert.equal(picked.body.evidence, null, "the reviews were of another change");
 
     // The inbox may apply only what a person picked; the agent's own approvals stay the agent's to apply.
     const other = await approved();
