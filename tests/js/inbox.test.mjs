@@ -54,6 +54,8 @@ const card = (page, id) => page.locator(`.approval[data-id="${id}"]`);
 
 test("a device key registered on first run approves a live proposal with y on the focused card; the guard applies it once", async () => {
   const { page, errors } = await openInbox();
+  // No platform authenticator in this page: the device key is offered first.
+  assert.equal(await page.evaluate(() => document.querySelector("#register .actions button")?.id), "register-device");
   await page.fill("#approver-name", "alice");
   await page.click("#register-device");
   await page.waitForFunction(() => document.getElementById("approver-status").textContent.includes("alice"));
@@ -128,6 +130,8 @@ test("a passkey through Chromium's virtual authenticator (user verification on) 
   }));
   await page.reload();
   await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+  // With a platform authenticator, the passkey is offered first (and is what Enter registers).
+  assert.equal(await page.evaluate(() => document.querySelector("#register .actions button:not([hidden])")?.id), "register-passkey");
   await page.fill("#approver-name", "bob");
   await page.click("#register-passkey");
   await page

@@ -254,13 +254,16 @@ function onKey(event) {
 
 async function register(kind) {
   const name = $("approver-name");
-  if (!name.reportValidity()) return;
+  if (state.registering || !name.reportValidity()) return;
+  state.registering = true;
   try {
     state.approver = kind === "passkey" ? await registerPasskey(guardApi, name.value, state.rpId) : await registerDeviceKey(guardApi, name.value);
     showApprover();
   } catch (error) {
     announce(words().failed(error.message));
     $("approver-status").textContent = words().failed(error.message);
+  } finally {
+    state.registering = false;
   }
 }
 
@@ -280,12 +283,23 @@ async function main() {
   }
   state.rpId = config.guard.rpId;
   state.approver = (await loadApprover()) ?? null;
+  // A passkey when this device has a platform authenticator (it is then the first button and Enter's choice);
+  // otherwise a device key, and the passkey button only when WebAuthn exists at all (a security key).
+  const hasWebAuthn = typeof PublicKeyCredential !== "undefined";
+  const platformAuthenticator = hasWebAuthn && (await PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable().catch(() => false));
+  const preferred = platformAuthenticator ? "passkey" : "device";
+  if (platformAuthenticator) {
+    $("register-passkey").classList.remove("secondary");
+    $("register-device").classList.add("secondary");
+    $("register-passkey").after($("register-device"));
+  }
   $("register").addEventListener("submit", (event) => {
     event.preventDefault();
-    register("device");
+    register(preferred);
   });
+  $("register-device").addEventListener("click", () => register("device"));
   $("register-passkey").addEventListener("click", () => register("passkey"));
-  $("register-passkey").hidden = typeof PublicKeyCredential === "undefined";
+  $("register-passkey").hidden = !hasWebAuthn;
   document.addEventListener("keydown", onKey);
   applyLanguage();
   await refresh();
