@@ -167,8 +167,8 @@ export async function startGovernedAgent({
       const tasks = board.nodes;
       const text = JSON.stringify(tasks);
       if (text !== lastBoard) {
-        lastBoard = text;
         if (narrowJudgement) moves = await movesOn(tasks);
+        lastBoard = text;
         loop.observe({ external: { tasks } });
       }
     } catch (error) {

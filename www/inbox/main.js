@@ -286,7 +286,10 @@ async function main() {
   // A passkey when this device has a platform authenticator (it is then the first button and Enter's choice);
   // otherwise a device key, and the passkey button only when WebAuthn exists at all (a security key).
   const hasWebAuthn = typeof PublicKeyCredential !== "undefined";
-  const platformAuthenticator = hasWebAuthn && (await PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable().catch(() => false));
+  const platformAuthenticator =
+    hasWebAuthn &&
+    typeof PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable === "function" &&
+    (await PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable().catch(() => false));
   const preferred = platformAuthenticator ? "passkey" : "device";
   if (platformAuthenticator) {
     $("register-passkey").classList.remove("secondary");
