@@ -270,7 +270,7 @@ test("reconfirm: the node moved on, the person picks a transition, signs the new
   assert.equal((await guard.client.post("/v1/apply", decided.executor_request, AGENT)).body.outcome, "reconfirm_required");
   await historyState(page, approval.approval_id, "invalidated");
   const invalidated = card(page, approval.approval_id);
-  assert.match(await invalidated.textContent(), /now in_review/);
+  assert.match(await invalidated.textContent(), /moved on to in_review\.[\s\S]*It is in_review now\. Pick/);
   // The skill's transitions from in_review, as buttons; none is chosen for the person.
   const offered = await invalidated.locator("[data-action^=reconfirm-]").evaluateAll((buttons) => buttons.map((button) => button.dataset.action));
   assert.deepEqual(offered.sort(), ["reconfirm-done", "reconfirm-in_progress"]);
