@@ -1,5 +1,5 @@
 // Narrows the control loop's judgement schema to the moves the skill allows right now: the judge answers
-// either one of those moves (node, from, to fixed together; its own summary, impact scope and reason) or
+// either one of those moves (node, from, to fixed together, with the two lines for the person stating it) or
 // `wait`. A model decoding under a schema-derived grammar (the embedded local model) then cannot propose a
 // node that does not exist or a transition the skill refuses, and a hosted model's structured output is held
 // to the same list. The core still checks every answer against the full judgement contract, so a narrowed
@@ -25,8 +25,10 @@ export function judgementWithin(moves, actionType) {
       node_id: { const: node_id },
       from: { const: from },
       to: { const: to },
-      summary: line("What will be executed, in one line."),
-      impact_scope: line("What it touches, in one line."),
+      // The two lines for the person are the move itself: a small model's own prose is not meaningful, and
+      // a fixed line costs the choice nothing.
+      summary: { const: `Move ${node_id} from ${from} to ${to}` },
+      impact_scope: { const: `${node_id} on the board only` },
       reason: { type: "null" },
     }),
   );
