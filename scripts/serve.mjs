@@ -184,7 +184,14 @@ export async function startServer(port = 0, { llm = null, guard = null, agent = 
   server.setAgent = (next) => {
     currentAgent = next;
   };
-  await new Promise((resolveListen) => server.listen(port, "127.0.0.1", resolveListen));
+  // A port in use (EADDRINUSE) rejects, so `npm start` says so and stops instead of waiting forever.
+  await new Promise((resolveListen, rejectListen) => {
+    server.once("error", rejectListen);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", rejectListen);
+      resolveListen();
+    });
+  });
   return server;
 }
 

@@ -168,3 +168,7 @@ test("the IndexedDB log store in Chromium keeps whole lines under its limit, the
   assert.equal(result.chat, 0);
   await page.close();
 });
+
+test("the page server refuses a port already in use with the error, instead of never starting", async () => {
+  await assert.rejects(startServer(server.address().port), { code: "EADDRINUSE" });
+});
