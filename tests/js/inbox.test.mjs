@@ -250,22 +250,26 @@ test("accessibility: axe-core finds no serious or critical violation (light and 
   await page.close();
 });
 
-/** Approves the approval with this page's device key (a click on its approve button) and waits for it. */
-async function approveInPage(page, id) {
-  await card(page, id).waitFor({ timeout: 10_000 });
-  await card(page, id).locator("[data-action=approve]").click();
-  await page.waitForFunction((approvalId) => document.querySelector(`#history .approval[data-id="${approvalId}"]`)?.dataset.state === "approved", id, { timeout: 10_000 });
-  return (await guard.client.get(`/v1/approvals/${id}`, AGENT)).body;
-}
-
 const historyState = (page, id, wanted) =>
   page.waitForFunction(([approvalId, state]) => document.querySelector(`#history .approval[data-id="${approvalId}"]`)?.dataset.state === state, [id, wanted], { timeout: 10_000 });
 
-test("reconfirm: the node moved on, the person picks a transition, signs the new approval, and the inbox has it applied once", async () => {
+/**
+ * A fresh inbox page with a new device key registered as `name`, and a new proposal it approved with a click:
+ * `{ page, errors, approval, decided }`, `decided` being the guard's view of it once approved.
+ */
+async function approvedByFreshApprover(name) {
   const { page, errors } = await openInbox();
-  await registerFreshDeviceKey(page, "dave");
+  await registerFreshDeviceKey(page, name);
   const approval = await proposal();
-  const decided = await approveInPage(page, approval.approval_id);
+  await card(page, approval.approval_id).waitFor({ timeout: 10_000 });
+  await card(page, approval.approval_id).locator("[data-action=approve]").click();
+  await historyState(page, approval.approval_id, "approved");
+  const decided = (await guard.client.get(`/v1/approvals/${approval.approval_id}`, AGENT)).body;
+  return { page, errors, approval, decided };
+}
+
+test("reconfirm: the node moved on, the person picks a transition, signs the new approval, and the inbox has it applied once", async () => {
+  const { page, errors, approval, decided } = await approvedByFreshApprover("dave");
   board.board.set(approval.node_id, "in_review"); // someone else moved it meanwhile
   assert.equal((await guard.client.post("/v1/apply", decided.executor_request, AGENT)).body.outcome, "reconfirm_required");
   await historyState(page, approval.approval_id, "invalidated");
@@ -307,10 +311,7 @@ test("reconfirm: the node moved on, the person picks a transition, signs the new
 });
 
 test("cancel an unused approval: the agent's Apply is refused and nothing changes", async () => {
-  const { page, errors } = await openInbox();
-  await registerFreshDeviceKey(page, "erin");
-  const approval = await proposal();
-  const decided = await approveInPage(page, approval.approval_id);
+  const { page, errors, approval, decided } = await approvedByFreshApprover("erin");
   await card(page, approval.approval_id).locator("[data-action=cancel]").click();
   await historyState(page, approval.approval_id, "cancelled");
   const refused = await guard.client.post("/v1/apply", decided.executor_request, AGENT);
@@ -323,10 +324,7 @@ test("cancel an unused approval: the agent's Apply is refused and nothing change
 });
 
 test("reconcile: an Apply whose outcome is unknown stays in_flight until the person says what happened", async () => {
-  const { page, errors } = await openInbox();
-  await registerFreshDeviceKey(page, "frank");
-  const approval = await proposal();
-  const decided = await approveInPage(page, approval.approval_id);
+  const { page, errors, approval, decided } = await approvedByFreshApprover("frank");
   // The board changes the node, then the connection fails before it answers: the guard cannot know.
   board.hold = (_request, { drop }) => drop();
   let unknown;

@@ -192,9 +192,7 @@ function approve(id) {
     // A transition the person picked after a reconfirm has no agent waiting for it: the inbox asks the guard
     // to apply it, once, and says what happened.
     if (decided.status !== 200 || !approval.reconfirms) return decided;
-    const applied = await guardApi.apply(decided.body.executor_request);
-    if (applied.status === 200) announce(words().applyOutcome(applied.body.outcome));
-    return applied;
+    return applyAndSay(decided.body.executor_request);
   });
 }
 
@@ -202,11 +200,14 @@ function approve(id) {
 function applyPicked(id) {
   const approval = state.approvals.get(id);
   if (!approval || approval.state !== "approved" || !approval.reconfirms || !approval.executor_request) return;
-  return settle(id, async () => {
-    const applied = await guardApi.apply(approval.executor_request);
-    if (applied.status === 200) announce(words().applyOutcome(applied.body.outcome));
-    return applied;
-  });
+  return settle(id, () => applyAndSay(approval.executor_request));
+}
+
+/** Asks the guard to apply and announces its answer's outcome (an error is announced by `settle`). */
+async function applyAndSay(executorRequest) {
+  const applied = await guardApi.apply(executorRequest);
+  if (applied.status === 200) announce(words().applyOutcome(applied.body.outcome));
+  return applied;
 }
 
 /** The person picks one of the skill's transitions for an approval the node moved on from: a new approval to sign. */
