@@ -86,13 +86,19 @@ pub const MAX_INPUT_BYTES: usize = 1 << 20;
 
 /// Parses JSON text into `T`; on failure the error carries the path of the first bad field.
 pub fn parse_json_str<T: DeserializeOwned>(text: &str) -> Result<T, InputError> {
-    if text.len() > MAX_INPUT_BYTES {
+    parse_json_str_within(text, MAX_INPUT_BYTES)
+}
+
+/// [`parse_json_str`] with another size limit, for inputs that are large by nature (a saved loop state
+/// that the core trims after reading).
+pub fn parse_json_str_within<T: DeserializeOwned>(
+    text: &str,
+    limit: usize,
+) -> Result<T, InputError> {
+    if text.len() > limit {
         return Err(InputError::invalid(
             "",
-            format!(
-                "input is {} bytes; the limit is {MAX_INPUT_BYTES}",
-                text.len()
-            ),
+            format!("input is {} bytes; the limit is {limit}", text.len()),
         ));
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);

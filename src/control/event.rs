@@ -1,8 +1,10 @@
 //! What happens to the loop (events, from the host) and what the loop asks the host to do (effects).
 
-use super::state::{Action, RuleChange, Situation};
+use super::render::Renderer;
+use super::state::{Action, ApprovalRecord, RuleChange, Rules, Situation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use tsify::Tsify;
 
 /// What the judge decided: a conversation reply, or an action for the machine to run.
@@ -11,7 +13,9 @@ use tsify::Tsify;
 pub enum Judgement {
     /// Talk to the human: auto-approved, written to the chat.
     Reply { text: String },
-    /// Do something: needs approval unless its type is whitelisted.
+    /// Do something: needs approval unless its type is whitelisted. `summary` and `impact_scope` are the
+    /// agent's words: shown only as its labelled note; the machine renders what is approved from the type
+    /// and the parameters.
     Act {
         #[serde(rename = "type")]
         action_type: String,
@@ -38,12 +42,15 @@ pub enum Judgement {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ControlEvent {
-    /// The host observed the situation (any part may change; the goal only through a developer).
+    /// The host observed the situation: a part that is absent keeps its value (the goal changes only
+    /// through a developer).
     SituationChanged {
-        #[tsify(type = "unknown")]
-        external: Value,
-        #[tsify(type = "unknown")]
-        internal: Value,
+        #[serde(default)]
+        #[tsify(optional, type = "unknown")]
+        external: Option<Value>,
+        #[serde(default)]
+        #[tsify(optional, type = "unknown")]
+        internal: Option<Value>,
     },
     /// The judge answered the judgement `judgement_id`.
     JudgementReceived {
@@ -52,8 +59,15 @@ pub enum ControlEvent {
     },
     /// The judge could not answer (an error, a refusal, an unparseable answer).
     JudgementFailed { judgement_id: u64, error: String },
-    /// The human answered the approval request for `action_id`: `y` or `n`.
-    ApprovalAnswered { action_id: String, answer: String },
+    /// A human answered the approval request `request_id`: `y` or `n` (an answer to any other request is
+    /// refused).
+    ApprovalAnswered { request_id: String, answer: String },
+    /// The host saved the state of `revision` (from `persist_state`): an approved action waits for this.
+    StatePersisted { revision: u64 },
+    /// The host could not save the state of `revision`: an approved action that waits for it is not executed.
+    StateNotPersisted { revision: u64, error: String },
+    /// A person says whether an action with an unknown outcome was applied.
+    OutcomeReconciled { action_id: String, applied: bool },
     /// The host finished executing `action_id`.
     ExecutionFinished {
         action_id: String,
@@ -67,9 +81,19 @@ pub enum ControlEvent {
     InterruptionAnswered { answer: String },
     /// A human asks to undo the most recent self-modification.
     RevertSetting,
-    /// The host started again with a persisted state: what was waiting is asked again, a lost judgement
-    /// is asked again, and an action that was executing has an unknown outcome (a failure, never re-run).
-    HostRestarted,
+    /// The host started (again) with this state: what was waiting is asked again, a lost judgement is asked
+    /// again, and an action found executing has an unknown outcome (never re-run: a person reconciles it).
+    /// `boot` is a fresh random value per start (action ids stay unique across restarts); `rules` and
+    /// `renderers`, when given, are the host's persisted rules and its action renderers.
+    HostRestarted {
+        boot: String,
+        #[serde(default)]
+        #[tsify(optional)]
+        rules: Option<Rules>,
+        #[serde(default)]
+        #[tsify(optional, type = "Record<string, Renderer>")]
+        renderers: Option<BTreeMap<String, Renderer>>,
+    },
 }
 
 /// What the loop asks the host to do, in order.
@@ -86,13 +110,26 @@ pub enum ControlEffect {
     },
     /// Abort the judge's in-flight call for `judgement_id` (an AbortSignal in the host).
     AbortJudge { judgement_id: u64 },
-    /// Ask the human, in exactly two lines: what will be executed, and the impact scope. Answer y or n.
+    /// Ask the human, in exactly two lines rendered by the machine from the action: what will be executed,
+    /// and the impact scope. Answer y or n with `request_id`. `note` is the agent's own words, to be shown
+    /// labelled as such.
     RequestApproval {
+        request_id: String,
         action_id: String,
         lines: [String; 2],
+        note: Option<String>,
+        digest: String,
     },
-    /// Execute `action` (through the Executor for a state change); answer with `ExecutionFinished`.
-    Execute { action: Action },
+    /// Ask a person whether an action with an unknown outcome was applied (`applied` / `not_applied`).
+    RequestReconcile { action_id: String, lines: [String; 2] },
+    /// An answer was not taken (another request's id, or nothing waits): the host tells its sender.
+    AnswerRefused { request_id: String, reason: String },
+    /// Execute `action` (through the Executor for a state change), approved as `approval` states; answer
+    /// with `ExecutionFinished`. Emitted once per action, only after the state saying it executes was saved.
+    Execute {
+        action: Action,
+        approval: ApprovalRecord,
+    },
     /// Write to the chat: short reports, replies and questions.
     ReportToChat { text: String },
     /// Append one record to a log channel.
@@ -100,8 +137,8 @@ pub enum ControlEffect {
         channel: LogChannel,
         record: LogRecord,
     },
-    /// Save the state (it survives a restart).
-    PersistState,
+    /// Save the state (it survives a restart); answer with `StatePersisted` / `StateNotPersisted`.
+    PersistState { revision: u64 },
     /// Save the rules (an approved change or a developer's override).
     PersistRules { rules: super::state::Rules },
     /// The loop stopped and waits for a human.

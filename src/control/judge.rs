@@ -100,17 +100,26 @@ fn bounded(text: String) -> String {
     format!("{kept}\n… (cut at {MAX_SECTION_CHARS} characters)")
 }
 
+/// Text from outside the loop (observations, skill results, the log, settings the model set) as the prompt
+/// carries it: one JSON string literal, so its newlines, quotes and markup are escaped (`<` and `>` too).
+/// It can neither start a line of the prompt, open a section, nor close the data block it sits in.
+pub fn quoted(text: &str) -> String {
+    crate::input::to_json_string(&text)
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+}
+
 fn observation(value: &Value) -> String {
     match value {
-        Value::Null => "(nothing reported)".to_owned(),
-        Value::String(text) => bounded(text.clone()),
-        other => bounded(serde_json::to_string_pretty(other).unwrap_or_default()),
+        Value::Null => quoted("(nothing reported)"),
+        Value::String(text) => quoted(&bounded(text.clone())),
+        other => quoted(&bounded(serde_json::to_string_pretty(other).unwrap_or_default())),
     }
 }
 
 fn memory_lines(memory: &[ActionResult]) -> String {
     if memory.is_empty() {
-        return "(none yet)".to_owned();
+        return quoted("(none yet)");
     }
     let lines: Vec<String> = memory
         .iter()
@@ -123,11 +132,13 @@ fn memory_lines(memory: &[ActionResult]) -> String {
             };
             format!(
                 "- {} [{}] {}: {outcome}",
-                action.id, action.action_type, action.summary
+                action.id,
+                action.action_type,
+                action.what()
             )
         })
         .collect();
-    bounded(lines.join("\n"))
+    quoted(&bounded(lines.join("\n")))
 }
 
 fn action_type_lines(types: &[ActionTypeInfo]) -> String {
@@ -149,13 +160,14 @@ fn action_type_lines(types: &[ActionTypeInfo]) -> String {
 
 fn setting_lines(settings: &BTreeMap<String, Value>) -> String {
     if settings.is_empty() {
-        return "(none)".to_owned();
+        return quoted("(none)");
     }
-    settings
+    let lines = settings
         .iter()
         .map(|(key, value)| format!("- {key} = {}", crate::input::to_json_string(value)))
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n");
+    quoted(&bounded(lines))
 }
 
 /// The prompt's variables for `request`.
@@ -175,14 +187,13 @@ pub fn prompt_variables(request: &JudgeRequest) -> BTreeMap<String, Value> {
     set("memory", memory_lines(&request.memory));
     set("action_types", action_type_lines(&request.action_types));
     set("settings", setting_lines(&request.settings));
-    set(
-        "playbook",
-        bounded(request.playbook.clone().unwrap_or_default()),
-    );
-    set(
-        "log_tail",
-        bounded(request.log_tail.clone().unwrap_or_default()),
-    );
+    // Empty stays empty: the template leaves the section out.
+    let data = |text: Option<&String>| match text.filter(|text| !text.trim().is_empty()) {
+        Some(text) => quoted(&bounded(text.clone())),
+        None => String::new(),
+    };
+    set("playbook", data(request.playbook.as_ref()));
+    set("log_tail", data(request.log_tail.as_ref()));
     variables
 }
 

@@ -5,18 +5,22 @@
 //! [`ControlEffect`]s the host performs (ask the judge, request approval, execute, report, log, persist, stop).
 //! The state is plain data that survives a restart: an approval that was waiting is still waiting.
 
+pub mod bounds;
+pub mod display;
 pub mod event;
 pub mod judge;
 pub mod judgement_answer;
 pub mod log;
 pub mod privileged;
+pub mod render;
 pub mod state;
 pub mod step;
 pub mod text;
 
 pub use event::{ControlEffect, ControlEvent, Judgement, LogChannel, LogRecord};
+pub use render::Renderer;
 pub use state::{
-    Action, ActionResult, ControlState, InterruptedTask, Mode, Purpose, Reversal, RuleChange,
-    Rules, Situation,
+    Action, ActionResult, ApprovalRecord, ApprovedBy, ControlState, Execution, Halt, HaltKind,
+    InterruptedTask, Mode, Purpose, Reversal, RuleChange, Rules, Situation, Unreconciled,
 };
 pub use step::step;

@@ -88,6 +88,7 @@ fn discard(machine: &mut StepMachine) -> Result<String, String> {
     state.interrupted = None;
     state.failed = None;
     state.intent = None;
+    state.halt = None;
     state.mode = Mode::Idle;
     Ok("task in progress discarded".to_owned())
 }
@@ -105,6 +106,13 @@ fn resume(machine: &mut StepMachine) -> Result<String, String> {
 
 fn whitelist(machine: &mut StepMachine, action_type: &str, add: bool) -> Result<String, String> {
     let rules = &mut machine.state_mut().rules;
+    if add && action_type.len() > super::bounds::MAX_ENTRY_BYTES {
+        return Err(format!("an action type is at most {} bytes", super::bounds::MAX_ENTRY_BYTES));
+    }
+    if add && rules.whitelist.len() >= super::bounds::MAX_WHITELIST_ENTRIES {
+        return Err(format!("the whitelist holds at most {} entries", super::bounds::MAX_WHITELIST_ENTRIES));
+    }
+    let shown = super::display::display_identifier(action_type);
     if add {
         if !rules.whitelist.iter().any(|entry| entry == action_type) {
             rules.whitelist.push(action_type.to_owned());
@@ -115,16 +123,22 @@ fn whitelist(machine: &mut StepMachine, action_type: &str, add: bool) -> Result<
     let rules = rules.clone();
     machine.push(ControlEffect::PersistRules { rules });
     Ok(if add {
-        format!("{action_type} is auto-approved")
+        format!("{shown} is auto-approved")
     } else {
-        format!("{action_type} needs approval")
+        format!("{shown} needs approval")
     })
 }
 
 fn set_prefix(machine: &mut StepMachine, token: &str) -> Result<String, String> {
+    if token.len() > super::bounds::MAX_ENTRY_BYTES {
+        return Err(format!("a prefix is at most {} bytes", super::bounds::MAX_ENTRY_BYTES));
+    }
     let rules = &mut machine.state_mut().rules;
     rules.privileged_prefix = token.to_owned();
     let rules = rules.clone();
     machine.push(ControlEffect::PersistRules { rules });
-    Ok(format!("the developer prefix is now {token}"))
+    Ok(format!(
+        "the developer prefix is now {}",
+        super::display::display_identifier(token)
+    ))
 }

@@ -2,6 +2,7 @@
 //! the mode, the rules and a bounded memory. All of it is data: the host persists it on every
 //! `PersistState` effect and hands it back after a restart, and the loop continues where it was.
 
+use super::render::Renderer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
@@ -9,6 +10,12 @@ use tsify::Tsify;
 
 /// How many past results the loop remembers for the judge (the oldest are dropped first).
 pub const DEFAULT_MEMORY_LIMIT: usize = 20;
+
+/// How many bytes (as JSON) of past results the loop keeps at most (the oldest are dropped first).
+pub const DEFAULT_MEMORY_LIMIT_BYTES: usize = 64 * 1024;
+
+/// How many answers that are neither `y` nor `n` re-ask an approval; then the loop reports and waits.
+pub const DEFAULT_MAX_INVALID_ANSWERS: u32 = 3;
 
 /// The default privileged prefix: a human message whose first token is this is a developer command.
 pub const DEFAULT_PRIVILEGED_PREFIX: &str = "/dev";
@@ -47,21 +54,121 @@ pub enum Mode {
     Stopped,
 }
 
-/// One action the judge chose, as the loop tracks it. `id` is assigned by the loop, in order.
+/// One action, as the loop tracks it. `id` is assigned by the loop and unique across restarts
+/// (`a-<n>-<boot>`); `lines` and `digest` are the machine's: what a person reads and what their `y` binds to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 pub struct Action {
     pub id: String,
     /// The action type: what the whitelist and the skills are keyed by.
     #[serde(rename = "type")]
     pub action_type: String,
-    /// What will be executed, in one line (the approval request's first line).
-    pub summary: String,
-    /// What it touches, in one line (the approval request's second line).
-    pub impact_scope: String,
     #[tsify(type = "unknown")]
     pub parameters: Value,
     /// What the action is for: a task of the agent's, a rule change, a setting change, or a restart.
     pub purpose: Purpose,
+    /// The approval request's two lines (seed 002: what will be executed; the impact scope), rendered by
+    /// the machine from the type and the parameters, display-safe.
+    pub lines: [String; 2],
+    /// SHA-256 (hex) of the canonical `{type, parameters, purpose}`: what a `y` binds to.
+    pub digest: String,
+    /// The agent's own words about the action (its summary and scope), shown only as a labelled note;
+    /// never what is approved or executed.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub note: Option<String>,
+}
+
+impl Action {
+    /// What will be executed, as the machine states it (the first line without its label).
+    pub fn what(&self) -> &str {
+        self.lines[0].strip_prefix("Execute: ").unwrap_or(&self.lines[0])
+    }
+
+    /// What it touches, as the machine states it (the second line without its label).
+    pub fn scope(&self) -> &str {
+        self.lines[1].strip_prefix("Impact: ").unwrap_or(&self.lines[1])
+    }
+
+    /// The id of the approval request that shows this action (it changes when the lines or the digest do).
+    pub fn request_id(&self) -> String {
+        super::render::request_id(&self.id, &self.digest, &self.lines)
+    }
+
+    /// The digest this action must have: a state whose action was altered no longer matches it.
+    pub fn expected_digest(action_type: &str, parameters: &Value, purpose: &Purpose) -> String {
+        super::render::digest_of(&serde_json::json!({
+            "type": action_type,
+            "parameters": parameters,
+            "purpose": purpose,
+        }))
+    }
+}
+
+/// Who approved an execution, as its audit states it: a person's `y` to one request, or the whitelist
+/// entry that matched the action's type exactly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+pub struct ApprovalRecord {
+    pub by: ApprovedBy,
+    /// The request the person answered `y` to (`by: "person"`).
+    pub request_id: Option<String>,
+    /// The whitelist entry that matched (`by: "whitelist"`).
+    pub whitelist_entry: Option<String>,
+    /// The digest of the action approved: equal to the executed action's.
+    pub digest: String,
+    /// For the Confirmation the host issues: `chat_y` or `whitelist`.
+    pub ui_action: String,
+    /// For the Confirmation and the audit, one line.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovedBy {
+    Person,
+    Whitelist,
+}
+
+/// The action being executed and its approval. Written ahead: the host saves the state holding this record
+/// before the loop emits `execute`; a state found with it after a restart has an unknown outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+pub struct Execution {
+    pub approval: ApprovalRecord,
+    /// The revision of the first saved state that holds this record; the `execute` effect waits for it.
+    pub written_at: u64,
+    /// Whether the `execute` effect was emitted (never twice for one action).
+    pub dispatched: bool,
+}
+
+/// An action found executing after a restart: whether it was applied is unknown until a person says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+pub struct Unreconciled {
+    pub action: Action,
+    pub approval: ApprovalRecord,
+}
+
+/// Why the loop stopped, for a UI to say so (and offer a way on: a human message starts again).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+pub struct Halt {
+    pub kind: HaltKind,
+    /// One line.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "snake_case")]
+pub enum HaltKind {
+    /// A person declined: the task ended; a new goal or instruction starts again.
+    Declined,
+    /// An action failed; running it again needs a fresh `y`.
+    Failed,
+    /// The judge could not decide.
+    JudgementFailed,
+    /// Approved rules take effect after a restart.
+    RestartNeeded,
+    /// The host restarted while an action ran: a person reconciles (applied / not applied).
+    OutcomeUnknown,
+    /// The state could not be saved, so the approved action was not executed.
+    NotPersisted,
 }
 
 /// Why an action exists; decides what happens when it is approved and finished.
@@ -178,27 +285,45 @@ pub struct Reversal {
 #[tsify(missing_as_null)]
 pub struct ControlState {
     pub situation: Situation,
-    /// What the agent is working towards right now (the judge's last summary of an action).
+    /// What the agent is working towards right now (the machine's line of its last action).
     #[serde(default)]
     pub intent: Option<String>,
     /// The action waiting for approval or executing.
     #[serde(default)]
     pub in_progress: Option<Action>,
+    /// The executing action's approval, written ahead of its execution.
+    #[serde(default)]
+    pub execution: Option<Execution>,
     #[serde(default)]
     pub last_result: Option<ActionResult>,
     pub mode: Mode,
+    /// Why the loop stopped (set while `mode` is `stopped`).
+    #[serde(default)]
+    pub halt: Option<Halt>,
     pub rules: Rules,
-    /// Past results, oldest first, at most `memory_limit`.
+    /// How the host's action types read in approval requests.
+    #[serde(default)]
+    #[tsify(type = "Record<string, Renderer>")]
+    pub renderers: BTreeMap<String, Renderer>,
+    /// Past results, oldest first, at most `memory_limit` of them and `memory_limit_bytes` bytes.
     #[serde(default)]
     pub memory: VecDeque<ActionResult>,
     #[serde(default = "default_memory_limit")]
     pub memory_limit: usize,
+    #[serde(default = "default_memory_limit_bytes")]
+    pub memory_limit_bytes: usize,
     /// The judgement the loop waits for; answers to any other are stale and ignored.
     #[serde(default)]
     pub judgement_id: u64,
-    /// The number of actions created so far (action ids are `a-<n>`).
+    /// The number of actions created so far.
     #[serde(default)]
     pub actions_created: u64,
+    /// A value the host draws at random on every start: it makes action ids unique across restarts.
+    #[serde(default = "default_boot")]
+    pub boot: String,
+    /// Counts the saves the loop asked for (`persist_state` carries it; `state_persisted` confirms it).
+    #[serde(default)]
+    pub revision: u64,
     /// What a human interrupted, while the loop asks whether to resume it.
     #[serde(default)]
     pub interrupted: Option<InterruptedTask>,
@@ -208,6 +333,17 @@ pub struct ControlState {
     /// An action that failed: running it again needs an explicit approval.
     #[serde(default)]
     pub failed: Option<Action>,
+    /// Digests of actions that failed: none of them runs again without a fresh `y`, whitelisted or not.
+    #[serde(default)]
+    pub failed_digests: VecDeque<String>,
+    /// Actions whose outcome is unknown (the host restarted while they ran), for a person to reconcile.
+    #[serde(default)]
+    pub unreconciled: Vec<Unreconciled>,
+    /// Answers that were neither `y` nor `n` to the pending request.
+    #[serde(default)]
+    pub invalid_answers: u32,
+    #[serde(default = "default_max_invalid_answers")]
+    pub max_invalid_answers: u32,
     /// The next judgement also gets the execution log's tail (only after a failure or an error).
     #[serde(default)]
     pub needs_log_tail: bool,
@@ -224,6 +360,18 @@ fn default_memory_limit() -> usize {
     DEFAULT_MEMORY_LIMIT
 }
 
+fn default_memory_limit_bytes() -> usize {
+    DEFAULT_MEMORY_LIMIT_BYTES
+}
+
+fn default_max_invalid_answers() -> u32 {
+    DEFAULT_MAX_INVALID_ANSWERS
+}
+
+fn default_boot() -> String {
+    "0".to_owned()
+}
+
 impl ControlState {
     /// A new loop for `goal`, idle, with `rules`.
     pub fn new(goal: impl Into<String>, rules: Rules) -> Self {
@@ -234,28 +382,36 @@ impl ControlState {
             },
             intent: None,
             in_progress: None,
+            execution: None,
             last_result: None,
             mode: Mode::Idle,
+            halt: None,
             rules,
+            renderers: BTreeMap::new(),
             memory: VecDeque::new(),
             memory_limit: DEFAULT_MEMORY_LIMIT,
+            memory_limit_bytes: DEFAULT_MEMORY_LIMIT_BYTES,
             judgement_id: 0,
             actions_created: 0,
+            boot: default_boot(),
+            revision: 0,
             interrupted: None,
             interrupt_after_execution: None,
             failed: None,
+            failed_digests: VecDeque::new(),
+            unreconciled: Vec::new(),
+            invalid_answers: 0,
+            max_invalid_answers: DEFAULT_MAX_INVALID_ANSWERS,
             needs_log_tail: false,
             settings: BTreeMap::new(),
             reversals: Vec::new(),
         }
     }
 
-    /// Keeps `result` as the last result and in the memory, dropping the oldest beyond the limit.
+    /// Keeps `result` as the last result and in the memory, dropping the oldest beyond the limits.
     pub(super) fn remember(&mut self, result: ActionResult) {
         self.memory.push_back(result.clone());
-        while self.memory.len() > self.memory_limit.max(1) {
-            self.memory.pop_front();
-        }
         self.last_result = Some(result);
+        super::bounds::trim_memory(self);
     }
 }

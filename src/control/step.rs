@@ -2,12 +2,17 @@
 //! randomness: the same state and event always give the same next state and effects, so the host can
 //! persist, replay and test it.
 
+use super::bounds;
 use super::event::{ControlEffect, ControlEvent, Judgement, LogChannel, LogRecord};
 use super::privileged;
-use super::state::{Action, ActionResult, ControlState, InterruptedTask, Mode, Purpose};
+use super::render::{self, RenderError};
+use super::state::{
+    Action, ActionResult, ApprovalRecord, ApprovedBy, ControlState, Execution, Halt, HaltKind,
+    InterruptedTask, Mode, Purpose, Unreconciled,
+};
 use super::text::{
-    ResumeOrDiscard, YesNo, approval_lines, describe_rule_change, one_line, read_resume_or_discard,
-    read_yes_no, report,
+    ResumeOrDiscard, YesNo, describe_rule_change, one_line, read_resume_or_discard, read_yes_no,
+    report,
 };
 use serde_json::Value;
 
@@ -19,22 +24,25 @@ pub fn step(state: &ControlState, event: &ControlEvent) -> (ControlState, Vec<Co
     let mut machine = Machine {
         state: state.clone(),
         effects: Vec::new(),
+        persist: false,
     };
     machine.handle(event);
+    machine.finish();
     (machine.state, machine.effects)
 }
 
-/// One step in progress: the state being changed and the effects so far.
+/// One step in progress: the state being changed, the effects so far, and whether to save.
 pub(super) struct Machine {
     state: ControlState,
     effects: Vec<ControlEffect>,
+    persist: bool,
 }
 
 impl Machine {
     fn handle(&mut self, event: &ControlEvent) {
         match event {
             ControlEvent::SituationChanged { external, internal } => {
-                self.situation_changed(external, internal);
+                self.situation_changed(external.as_ref(), internal.as_ref());
             }
             ControlEvent::JudgementReceived {
                 judgement_id,
@@ -52,8 +60,15 @@ impl Machine {
                     self.judge_failed(error);
                 }
             }
-            ControlEvent::ApprovalAnswered { action_id, answer } => {
-                self.approval_answered(action_id, answer);
+            ControlEvent::ApprovalAnswered { request_id, answer } => {
+                self.approval_answered(request_id, answer);
+            }
+            ControlEvent::StatePersisted { revision } => self.state_persisted(*revision),
+            ControlEvent::StateNotPersisted { revision, error } => {
+                self.state_not_persisted(*revision, error)
+            }
+            ControlEvent::OutcomeReconciled { action_id, applied } => {
+                self.outcome_reconciled(action_id, *applied)
             }
             ControlEvent::ExecutionFinished {
                 action_id,
@@ -63,20 +78,44 @@ impl Machine {
             ControlEvent::HumanMessage { text } => self.human_message(text),
             ControlEvent::InterruptionAnswered { answer } => self.interruption_answered(answer),
             ControlEvent::RevertSetting => self.revert_setting(),
-            ControlEvent::HostRestarted => self.host_restarted(),
+            ControlEvent::HostRestarted {
+                boot,
+                rules,
+                renderers,
+            } => self.host_restarted(boot, rules.as_ref(), renderers.as_ref()),
         }
+    }
+
+    /// Every step ends here: the state brought within its bounds, then saved once, after everything else
+    /// the step did, with the revision the host confirms.
+    fn finish(&mut self) {
+        bounds::fit(&mut self.state);
+        if !self.persist {
+            return;
+        }
+        self.state.revision += 1;
+        let revision = self.state.revision;
+        if let Some(execution) = self.state.execution.as_mut() {
+            if execution.written_at == 0 {
+                execution.written_at = revision;
+            }
+        }
+        self.effects.push(ControlEffect::PersistState { revision });
     }
 
     // ---- observe and judge ----
 
     /// "The judgement cycle turns on a change of the situation": only a change, and only when idle.
-    fn situation_changed(&mut self, external: &Value, internal: &Value) {
-        let situation = &mut self.state.situation;
-        if &situation.external == external && &situation.internal == internal {
+    fn situation_changed(&mut self, external: Option<&Value>, internal: Option<&Value>) {
+        let situation = &self.state.situation;
+        let external = external.map_or_else(|| situation.external.clone(), bounds::bounded_observation);
+        let internal = internal.map_or_else(|| situation.internal.clone(), bounds::bounded_observation);
+        if situation.external == external && situation.internal == internal {
             return;
         }
-        situation.external = external.clone();
-        situation.internal = internal.clone();
+        let situation = &mut self.state.situation;
+        situation.external = external;
+        situation.internal = internal;
         if self.state.mode == Mode::Idle {
             self.ask_judge();
         } else {
@@ -91,6 +130,7 @@ impl Machine {
     fn ask_judge(&mut self) {
         self.state.judgement_id += 1;
         self.state.mode = Mode::Judging;
+        self.state.halt = None;
         self.effects.push(ControlEffect::AskJudge {
             judgement_id: self.state.judgement_id,
             situation: self.state.situation.clone(),
@@ -122,45 +162,63 @@ impl Machine {
                 impact_scope,
                 parameters,
             } => {
-                if summary.trim().is_empty() || impact_scope.trim().is_empty() {
-                    self.judge_failed("the judgement names no summary or no impact scope");
-                    return;
-                }
-                let action = self.new_action(
+                let note = one_line(&format!("{summary} / {impact_scope}"));
+                let action = match self.new_action(
                     action_type,
-                    summary,
-                    impact_scope,
                     parameters.clone(),
                     Purpose::Task,
-                );
-                self.state.intent = Some(one_line(summary));
-                if self
+                    Some(note),
+                ) {
+                    Ok(action) => action,
+                    Err(error) => {
+                        self.judge_failed(&format!("the action cannot be shown: {error}"));
+                        return;
+                    }
+                };
+                self.state.intent = Some(action.what().to_owned());
+                let whitelisted = self
                     .state
                     .rules
                     .whitelist
                     .iter()
-                    .any(|allowed| allowed == action_type)
-                {
-                    self.execute(action);
-                } else {
-                    self.request_approval(action);
+                    .find(|entry| *entry == action_type)
+                    .cloned();
+                let failed_before = self.state.failed_digests.contains(&action.digest);
+                match whitelisted {
+                    Some(entry) if !failed_before => {
+                        let approval = ApprovalRecord {
+                            by: ApprovedBy::Whitelist,
+                            request_id: None,
+                            whitelist_entry: Some(entry.clone()),
+                            digest: action.digest.clone(),
+                            ui_action: "whitelist".to_owned(),
+                            reason: one_line(&format!(
+                                "action type {} matches the whitelist entry {}",
+                                super::display::display_identifier(action_type),
+                                super::display::display_identifier(&entry)
+                            )),
+                        };
+                        self.begin_execution(action, approval);
+                    }
+                    _ => self.request_approval(action),
                 }
             }
             Judgement::ChangeRules { change, reason } => {
-                let summary = format!(
-                    "change the rules: {} ({reason})",
-                    describe_rule_change(change)
-                );
-                let action = self.new_action(
+                if let Err(why) = check_rule_change(&self.state, change) {
+                    self.judge_failed(&why);
+                    return;
+                }
+                match self.new_action(
                     "rule_change",
-                    &summary,
-                    "the loop's rules",
                     Value::Null,
                     Purpose::RuleChange {
                         change: change.clone(),
                     },
-                );
-                self.request_approval(action);
+                    Some(one_line(reason)),
+                ) {
+                    Ok(action) => self.request_approval(action),
+                    Err(error) => self.judge_failed(&format!("the rule change cannot be shown: {error}")),
+                }
             }
             Judgement::AdjustSetting { key, value, reason } => {
                 self.propose_setting(key, value, reason)
@@ -195,23 +253,18 @@ impl Machine {
             self.persist();
             return;
         }
-        let previous = self.state.settings.get(key).cloned().unwrap_or(Value::Null);
-        let summary = format!(
-            "set {key} from {} to {} ({reason})",
-            crate::input::to_json_string(&previous),
-            crate::input::to_json_string(value)
-        );
-        let action = self.new_action(
+        match self.new_action(
             "self_modification",
-            &summary,
-            &format!("agent setting {key} (reversible)"),
             Value::Null,
             Purpose::SelfModification {
                 key: key.to_owned(),
                 value: value.clone(),
             },
-        );
-        self.request_approval(action);
+            Some(one_line(reason)),
+        ) {
+            Ok(action) => self.request_approval(action),
+            Err(error) => self.judge_failed(&format!("the setting change cannot be shown: {error}")),
+        }
     }
 
     /// "Stop at once on failure and report": the judge failing is a failure too.
@@ -221,85 +274,152 @@ impl Machine {
         let cause = one_line(error);
         self.chat(&format!("Stopped: the judgement failed ({cause})."));
         self.log(LogChannel::Cli, "judgement failed", &cause, "judge");
-        self.stop(&format!("the judgement failed: {cause}"));
+        self.halt(HaltKind::JudgementFailed, &format!("the judgement failed: {cause}"));
+        self.persist();
     }
 
     // ---- approve ----
 
+    /// A new action: its lines rendered by the machine, its digest, and an id unique across restarts.
     fn new_action(
         &mut self,
         action_type: &str,
-        summary: &str,
-        impact_scope: &str,
         parameters: Value,
         purpose: Purpose,
-    ) -> Action {
+        note: Option<String>,
+    ) -> Result<Action, RenderError> {
+        let lines = machine_lines(&self.state, action_type, &parameters, &purpose)?;
         self.state.actions_created += 1;
-        Action {
-            id: format!("a-{}", self.state.actions_created),
+        let digest = Action::expected_digest(action_type, &parameters, &purpose);
+        Ok(Action {
+            id: format!("a-{}-{}", self.state.actions_created, self.state.boot),
             action_type: action_type.to_owned(),
-            summary: one_line(summary),
-            impact_scope: one_line(impact_scope),
             parameters,
             purpose,
-        }
+            lines,
+            digest,
+            note: note.filter(|note| !note.is_empty()),
+        })
+    }
+
+    fn ask_approval(&mut self, action: &Action) {
+        self.effects.push(ControlEffect::RequestApproval {
+            request_id: action.request_id(),
+            action_id: action.id.clone(),
+            lines: action.lines.clone(),
+            note: action.note.clone(),
+            digest: action.digest.clone(),
+        });
     }
 
     /// Asked once, just before execution: the two lines, then the loop is idle until y or n.
     fn request_approval(&mut self, action: Action) {
-        self.effects.push(ControlEffect::RequestApproval {
-            action_id: action.id.clone(),
-            lines: approval_lines(&action),
-        });
+        self.ask_approval(&action);
         self.state.in_progress = Some(action);
+        self.state.invalid_answers = 0;
         self.state.mode = Mode::AwaitingApproval;
         self.persist();
     }
 
-    /// The pending approval (or, when stopped, the offer to re-run or restart) for `action_id`.
-    fn pending_approval(&self, action_id: &str) -> Option<Action> {
+    /// The action a request waits for (approval, or when stopped the offer to re-run or restart).
+    fn pending_approval(&self) -> Option<Action> {
         let waiting = matches!(self.state.mode, Mode::AwaitingApproval | Mode::Stopped);
-        self.state
-            .in_progress
-            .as_ref()
-            .filter(|action| waiting && action.id == action_id)
-            .cloned()
+        self.state.in_progress.clone().filter(|_| waiting)
     }
 
-    fn approval_answered(&mut self, action_id: &str, answer: &str) {
-        let Some(action) = self.pending_approval(action_id) else {
+    fn refuse_answer(&mut self, request_id: &str, reason: &str) {
+        let reason = one_line(reason);
+        self.log(
+            LogChannel::Cli,
+            "answer refused",
+            &reason,
+            &one_line(request_id),
+        );
+        self.effects.push(ControlEffect::AnswerRefused {
+            request_id: request_id.to_owned(),
+            reason,
+        });
+    }
+
+    fn approval_answered(&mut self, request_id: &str, answer: &str) {
+        let Some(action) = self.pending_approval() else {
+            self.refuse_answer(request_id, "no approval request is waiting");
             return;
         };
+        if action.request_id() != request_id {
+            self.refuse_answer(
+                request_id,
+                &format!(
+                    "this answer is for another request than the one waiting ({})",
+                    action.request_id()
+                ),
+            );
+            return;
+        }
         match read_yes_no(answer) {
-            // Anything but y or n asks again; nothing is ever assumed.
-            None => self.effects.push(ControlEffect::RequestApproval {
-                action_id: action.id.clone(),
-                lines: approval_lines(&action),
-            }),
+            // Anything but y or n asks again, a bounded number of times; nothing is ever assumed.
+            None => {
+                self.state.invalid_answers = self.state.invalid_answers.saturating_add(1);
+                if self.state.invalid_answers < self.state.max_invalid_answers.max(1) {
+                    self.ask_approval(&action);
+                } else if self.state.invalid_answers == self.state.max_invalid_answers.max(1) {
+                    self.chat(&format!(
+                        "{} answers were neither y nor n; waiting for y or n to: {}",
+                        self.state.invalid_answers,
+                        action.what()
+                    ));
+                    self.log(
+                        LogChannel::Cli,
+                        "approval not answered",
+                        "answers were neither y nor n",
+                        action.scope(),
+                    );
+                }
+                self.persist();
+            }
             Some(YesNo::No) => self.declined(&action),
-            Some(YesNo::Yes) => self.approved(action),
+            Some(YesNo::Yes) => self.approved(action, request_id),
         }
     }
 
-    /// "On rejection: stop and end": the task is over.
+    /// "On rejection: stop and end": the task is over; a person's new goal or instruction starts again.
     fn declined(&mut self, action: &Action) {
         self.state.in_progress = None;
         self.state.intent = None;
         self.state.failed = None;
         self.state.mode = Mode::Stopped;
-        self.chat(&format!("Declined: {}. Stopped.", action.summary));
-        self.log(
-            LogChannel::Cli,
-            "declined",
-            &action.summary,
-            &action.impact_scope,
-        );
-        self.stop("the human declined the action");
+        self.chat(&format!(
+            "Declined: {}. The task is stopped; give a new goal or instruction to go on.",
+            action.what()
+        ));
+        self.log(LogChannel::Cli, "declined", action.what(), action.scope());
+        self.halt(HaltKind::Declined, "the human declined the action");
+        self.persist();
     }
 
-    fn approved(&mut self, action: Action) {
+    fn approved(&mut self, action: Action, request_id: &str) {
+        if action.digest != Action::expected_digest(&action.action_type, &action.parameters, &action.purpose) {
+            // A state altered outside the loop: what was shown is not what would run.
+            self.state.in_progress = None;
+            self.state.mode = Mode::Stopped;
+            self.chat("Not executed: the action no longer matches what was shown for approval.");
+            self.log(LogChannel::Cli, "approval refused", "the action's digest does not match", action.scope());
+            self.halt(HaltKind::Failed, "the action changed after it was shown");
+            self.persist();
+            return;
+        }
         match &action.purpose {
-            Purpose::Task | Purpose::Restart => self.execute(action),
+            Purpose::Task | Purpose::Restart => {
+                let approval = ApprovalRecord {
+                    by: ApprovedBy::Person,
+                    request_id: Some(request_id.to_owned()),
+                    whitelist_entry: None,
+                    digest: action.digest.clone(),
+                    ui_action: "chat_y".to_owned(),
+                    reason: one_line(&format!("a person answered y to request {request_id}")),
+                };
+                self.begin_execution(action, approval);
+            }
             Purpose::RuleChange { change } => self.apply_rule_change(&action, change.clone()),
             Purpose::SelfModification { key, value } => {
                 let previous = self.state.settings.insert(key.clone(), value.clone());
@@ -344,32 +464,112 @@ impl Machine {
             "Stopped: {} take effect after a restart. Steps: 1. stop the agent (Ctrl-C); 2. start it again (npm start). Restart now?",
             keys.join(", ")
         ));
-        self.stop("rules that apply only after a restart were approved");
+        self.halt(
+            HaltKind::RestartNeeded,
+            "rules that apply only after a restart were approved",
+        );
         let restart = self.new_action(
             "restart",
-            &format!("restart the agent so that {} take effect", keys.join(", ")),
-            "the agent process and its host",
-            Value::Null,
+            serde_json::json!({ "settings": keys }),
             Purpose::Restart,
+            None,
         );
-        self.effects.push(ControlEffect::RequestApproval {
-            action_id: restart.id.clone(),
-            lines: approval_lines(&restart),
-        });
-        self.state.in_progress = Some(restart);
+        if let Ok(restart) = restart {
+            self.ask_approval(&restart);
+            self.state.in_progress = Some(restart);
+            self.state.invalid_answers = 0;
+        }
         self.state.mode = Mode::Stopped;
         self.persist();
     }
 
     // ---- execute and report ----
 
-    fn execute(&mut self, action: Action) {
-        self.effects.push(ControlEffect::Execute {
-            action: action.clone(),
-        });
+    /// Write-ahead: the action is marked executing and saved; the `execute` effect waits until the host
+    /// confirms that save ([`Self::state_persisted`]).
+    fn begin_execution(&mut self, action: Action, approval: ApprovalRecord) {
+        if self.state.unreconciled.len() >= bounds::MAX_UNRECONCILED {
+            self.state.in_progress = None;
+            self.state.mode = Mode::Stopped;
+            self.chat(&format!(
+                "Not executed: {} actions have an unknown outcome; reconcile them first.",
+                self.state.unreconciled.len()
+            ));
+            self.halt(HaltKind::OutcomeUnknown, "actions with an unknown outcome wait for a person");
+            self.persist();
+            return;
+        }
         self.state.in_progress = Some(action);
+        self.state.execution = Some(Execution {
+            approval,
+            written_at: 0,
+            dispatched: false,
+        });
         self.state.mode = Mode::Executing;
         self.persist();
+    }
+
+    /// The host saved the state: an approved action whose executing record is in it runs now, once.
+    fn state_persisted(&mut self, revision: u64) {
+        if self.state.mode != Mode::Executing {
+            return;
+        }
+        let Some(action) = self.state.in_progress.clone() else {
+            return;
+        };
+        let Some(execution) = self.state.execution.as_mut() else {
+            return;
+        };
+        if execution.dispatched || execution.written_at == 0 || revision < execution.written_at {
+            return;
+        }
+        execution.dispatched = true;
+        let approval = execution.approval.clone();
+        self.effects.push(ControlEffect::Execute { action, approval });
+    }
+
+    /// The host could not save: an approved action still waiting for its save is not executed.
+    fn state_not_persisted(&mut self, revision: u64, error: &str) {
+        let cause = one_line(error);
+        let waiting = self.state.mode == Mode::Executing
+            && self.state.execution.as_ref().is_some_and(|execution| {
+                !execution.dispatched && execution.written_at != 0 && revision >= execution.written_at
+            });
+        if !waiting {
+            self.log(LogChannel::Cli, "state not saved", &cause, "the loop's state");
+            return;
+        }
+        let Some(action) = self.state.in_progress.take() else {
+            return;
+        };
+        self.state.execution = None;
+        self.chat(&format!(
+            "Not executed: {} (the state could not be saved: {cause}). Approve it again to run it.",
+            action.what()
+        ));
+        self.log(LogChannel::Cli, "not executed: state not saved", &cause, action.scope());
+        self.halt(HaltKind::NotPersisted, "the state could not be saved before an execution");
+        self.offer_again(&action, "offered again: the state could not be saved before it ran");
+        self.persist();
+    }
+
+    /// The same action as a new request (a new id): it runs only after a fresh `y`.
+    fn offer_again(&mut self, action: &Action, note: &str) {
+        let again = self.new_action(
+            &action.action_type,
+            action.parameters.clone(),
+            action.purpose.clone(),
+            Some(note.to_owned()),
+        );
+        self.state.mode = Mode::Stopped;
+        match again {
+            Ok(again) => {
+                self.ask_approval(&again);
+                self.state.in_progress = Some(again);
+                self.state.invalid_answers = 0;
+            }
+            Err(_) => self.state.in_progress = None,
+        }
     }
 
     /// An action the loop performs itself (rules, settings) completes at once.
@@ -389,33 +589,52 @@ impl Machine {
         });
         self.log(
             LogChannel::Execution,
-            &action.summary,
+            action.what(),
             &one_line(detail),
-            &action.impact_scope,
+            action.scope(),
         );
         self.chat(&report(action, succeeded, detail));
     }
 
     fn execution_finished(&mut self, action_id: &str, succeeded: bool, detail: &str) {
+        let dispatched = self
+            .state
+            .execution
+            .as_ref()
+            .is_some_and(|execution| execution.dispatched);
         let running = self
             .state
             .in_progress
             .as_ref()
-            .filter(|action| self.state.mode == Mode::Executing && action.id == action_id)
+            .filter(|action| {
+                self.state.mode == Mode::Executing && dispatched && action.id == action_id
+            })
             .cloned();
         let Some(action) = running else {
             return;
         };
-        self.complete(&action, succeeded, detail);
+        let detail = if !detail.trim().is_empty() {
+            detail.to_owned()
+        } else if succeeded {
+            "succeeded (the skill gave no detail)".to_owned()
+        } else {
+            "failed (the skill gave no cause)".to_owned()
+        };
+        self.complete(&action, succeeded, &detail);
         self.state.in_progress = None;
+        self.state.execution = None;
         let interruption = self.state.interrupt_after_execution.take();
         if !succeeded {
+            if !self.state.failed_digests.contains(&action.digest) {
+                self.state.failed_digests.push_back(action.digest.clone());
+            }
             if let Some(message) = interruption {
                 self.state.situation.instruction = Some(message);
             }
             self.failed(&action);
             return;
         }
+        self.state.failed_digests.retain(|digest| digest != &action.digest);
         self.state.failed = None;
         match interruption {
             Some(message) => {
@@ -435,51 +654,134 @@ impl Machine {
     /// "On failure stop at once and report; running it again needs explicit approval."
     fn failed(&mut self, action: &Action) {
         self.state.needs_log_tail = true;
-        self.stop(&format!("{} failed", action.summary));
-        let rerun = self.new_action(
-            &action.action_type,
-            &format!("run again: {}", action.summary),
-            &action.impact_scope,
-            action.parameters.clone(),
-            action.purpose.clone(),
-        );
-        self.effects.push(ControlEffect::RequestApproval {
-            action_id: rerun.id.clone(),
-            lines: approval_lines(&rerun),
-        });
+        self.halt(HaltKind::Failed, &format!("{} failed", action.what()));
+        self.offer_again(action, "re-run of an action that failed");
         self.state.failed = Some(action.clone());
-        self.state.in_progress = Some(rerun);
-        self.state.mode = Mode::Stopped;
         self.persist();
     }
 
-    /// After a restart nothing the host was doing survives: the waiting question is asked again, the lost
-    /// judgement is asked again, and a running action's outcome is unknown, so it counts as failed (its
-    /// re-run needs an approval; an Apply that did happen is left for a human to reconcile).
-    fn host_restarted(&mut self) {
+    /// After a restart nothing the host was doing survives: the waiting question is asked again (with lines
+    /// rendered anew, so a changed renderer makes it a new request), the lost judgement is asked again, and
+    /// an action found executing has an unknown outcome: never re-run, a person reconciles it.
+    fn host_restarted(
+        &mut self,
+        boot: &str,
+        rules: Option<&super::state::Rules>,
+        renderers: Option<&std::collections::BTreeMap<String, render::Renderer>>,
+    ) {
+        let boot = one_line(boot).chars().filter(char::is_ascii_alphanumeric).take(32).collect::<String>();
+        self.state.boot = if boot.is_empty() {
+            format!("{}r{}", self.state.boot, self.state.revision)
+        } else {
+            boot
+        };
+        if let Some(rules) = rules {
+            self.state.rules = rules.clone();
+        }
+        if let Some(renderers) = renderers {
+            self.state.renderers = renderers.clone();
+        }
+        if matches!(self.state.mode, Mode::AwaitingApproval | Mode::Stopped) {
+            self.rerender_pending();
+        }
         match self.state.mode {
             Mode::Idle => {}
             Mode::Judging => self.ask_judge(),
             Mode::AwaitingApproval | Mode::Stopped => {
                 if let Some(action) = self.state.in_progress.clone() {
-                    self.effects.push(ControlEffect::RequestApproval {
-                        action_id: action.id.clone(),
-                        lines: approval_lines(&action),
-                    });
+                    self.ask_approval(&action);
                 }
             }
-            Mode::Executing => {
-                if let Some(action) = self.state.in_progress.clone() {
-                    self.execution_finished(
-                        &action.id,
-                        false,
-                        "the host restarted while it ran: its outcome is unknown",
-                    );
-                    return;
-                }
-                self.state.mode = Mode::Idle;
-            }
+            Mode::Executing => self.outcome_unknown(),
             Mode::Interrupted => self.ask_resume_or_discard(),
+        }
+        for waiting in self.state.unreconciled.clone() {
+            self.effects.push(ControlEffect::RequestReconcile {
+                action_id: waiting.action.id.clone(),
+                lines: waiting.action.lines.clone(),
+            });
+        }
+        self.persist();
+    }
+
+    /// The waiting action's lines under the current renderers; an action that can no longer be shown is
+    /// dropped (it was never approved).
+    fn rerender_pending(&mut self) {
+        let Some(mut action) = self.state.in_progress.clone() else {
+            return;
+        };
+        match machine_lines(&self.state, &action.action_type, &action.parameters, &action.purpose) {
+            Ok(lines) => {
+                action.lines = lines;
+                self.state.in_progress = Some(action);
+            }
+            Err(error) => {
+                self.state.in_progress = None;
+                self.state.mode = Mode::Stopped;
+                self.chat(&format!("The waiting approval was dropped: {error}."));
+                self.halt(HaltKind::JudgementFailed, "a waiting action can no longer be shown");
+            }
+        }
+    }
+
+    /// The action that was executing when the host stopped: kept for a person to say whether it applied.
+    fn outcome_unknown(&mut self) {
+        let action = self.state.in_progress.take();
+        let execution = self.state.execution.take();
+        self.state.interrupt_after_execution = None;
+        let (Some(action), Some(execution)) = (action, execution) else {
+            self.state.mode = Mode::Idle;
+            return;
+        };
+        self.chat(&format!(
+            "Outcome unknown: {} was executing when the host stopped. It is not run again; was it applied? (applied / not applied)",
+            action.what()
+        ));
+        self.log(
+            LogChannel::Cli,
+            "outcome unknown",
+            "the host restarted while the action ran",
+            action.scope(),
+        );
+        if !self.state.failed_digests.contains(&action.digest) {
+            self.state.failed_digests.push_back(action.digest.clone());
+        }
+        self.state.unreconciled.push(Unreconciled {
+            action,
+            approval: execution.approval,
+        });
+        self.state.mode = Mode::Stopped;
+        self.halt(
+            HaltKind::OutcomeUnknown,
+            "an action was executing when the host stopped",
+        );
+    }
+
+    /// A person says whether an action with an unknown outcome was applied; it is recorded as such.
+    fn outcome_reconciled(&mut self, action_id: &str, applied: bool) {
+        let Some(index) = self
+            .state
+            .unreconciled
+            .iter()
+            .position(|waiting| waiting.action.id == action_id)
+        else {
+            self.refuse_answer(action_id, "no action with an unknown outcome has this id");
+            return;
+        };
+        let waiting = self.state.unreconciled.remove(index);
+        let action = waiting.action;
+        if applied {
+            self.state.failed_digests.retain(|digest| digest != &action.digest);
+            self.complete(&action, true, "reconciled by a person: applied");
+        } else {
+            self.complete(&action, false, "reconciled by a person: not applied");
+        }
+        let resolved = self.state.unreconciled.is_empty()
+            && self.state.mode == Mode::Stopped
+            && self.state.halt.as_ref().is_some_and(|halt| halt.kind == HaltKind::OutcomeUnknown)
+            && self.state.in_progress.is_none();
+        if resolved {
+            self.ask_judge();
         }
         self.persist();
     }
@@ -515,7 +817,7 @@ impl Machine {
                 let waiting = self.state.in_progress.take();
                 let description = waiting.as_ref().map_or_else(
                     || "the agent was waiting for an approval".to_owned(),
-                    |action| format!("the agent was waiting for approval of: {}", action.summary),
+                    |action| format!("the agent was waiting for approval of: {}", action.what()),
                 );
                 let task = waiting.map_or(InterruptedTask::Nothing, |action| {
                     InterruptedTask::AwaitingApproval {
@@ -602,32 +904,39 @@ impl Machine {
         });
     }
 
+    /// A log record; a field left empty gets the machine's placeholder, so no record has a blank one.
     pub(super) fn log(&mut self, channel: LogChannel, summary: &str, cause: &str, scope: &str) {
+        let filled = |text: &str, placeholder: &str| {
+            let line = one_line(text);
+            if line.is_empty() {
+                placeholder.to_owned()
+            } else {
+                line
+            }
+        };
         self.effects.push(ControlEffect::AppendLog {
             channel,
             record: LogRecord {
-                event_summary: one_line(summary),
-                cause: one_line(cause),
-                impact_scope: one_line(scope),
+                event_summary: filled(summary, "(no summary given)"),
+                cause: filled(cause, "(no cause given)"),
+                impact_scope: filled(scope, "(no scope given)"),
             },
         });
     }
 
-    fn stop(&mut self, reason: &str) {
-        self.effects.push(ControlEffect::Stop {
-            reason: one_line(reason),
+    /// The loop stops and says why (kept in the state for a UI while it is stopped).
+    fn halt(&mut self, kind: HaltKind, reason: &str) {
+        let reason = one_line(reason);
+        self.state.halt = Some(Halt {
+            kind,
+            reason: reason.clone(),
         });
+        self.effects.push(ControlEffect::Stop { reason });
     }
 
+    /// Save once, after everything else this step did (see [`Self::finish`]).
     pub(super) fn persist(&mut self) {
-        if !self.effects.contains(&ControlEffect::PersistState) {
-            self.effects.push(ControlEffect::PersistState);
-        } else {
-            // Persist once, after everything else this step did.
-            self.effects
-                .retain(|effect| effect != &ControlEffect::PersistState);
-            self.effects.push(ControlEffect::PersistState);
-        }
+        self.persist = true;
     }
 
     // ---- used by developer commands ----
@@ -643,4 +952,84 @@ impl Machine {
     pub(super) fn judge_now(&mut self) {
         self.ask_judge();
     }
+}
+
+/// The two lines of any action, by purpose: a task's from its renderer or the built-in ones, the loop's own
+/// actions (rules, settings, restart) from what they change.
+fn machine_lines(
+    state: &ControlState,
+    action_type: &str,
+    parameters: &Value,
+    purpose: &Purpose,
+) -> Result<[String; 2], RenderError> {
+    let lines = match purpose {
+        Purpose::Task => return render::task_lines(action_type, parameters, &state.renderers),
+        Purpose::RuleChange { change } => [
+            format!("Execute: change the rules: {}", describe_rule_change(change)),
+            "Impact: the loop's rules".to_owned(),
+        ],
+        Purpose::SelfModification { key, value } => {
+            let previous = state.settings.get(key).cloned().unwrap_or(Value::Null);
+            let key = super::display::display_identifier(key);
+            [
+                format!(
+                    "Execute: set the agent setting {key} from {} to {}",
+                    crate::input::to_json_string(&previous),
+                    crate::input::to_json_string(value)
+                ),
+                format!("Impact: the agent setting {key} (reversible)"),
+            ]
+        }
+        Purpose::Restart => [
+            format!(
+                "Execute: restart the agent so that {} take effect",
+                crate::input::to_json_string(parameters)
+            ),
+            "Impact: the agent process and its host".to_owned(),
+        ],
+    };
+    let [first, second] = lines;
+    let safe = |line: String| {
+        let line = super::display::display_safe(&super::text::fold_whitespace(&line));
+        let chars = line.chars().count();
+        if chars > render::MAX_APPROVAL_LINE_CHARS {
+            Err(RenderError::TooLong(chars))
+        } else {
+            Ok(line)
+        }
+    };
+    Ok([safe(first)?, safe(second)?])
+}
+
+/// A rule change the loop can keep: entries of bounded size and number, host settings of bounded size.
+fn check_rule_change(state: &ControlState, change: &super::state::RuleChange) -> Result<(), String> {
+    let entries = change.whitelist_add.iter().chain(&change.whitelist_remove);
+    for entry in entries {
+        if entry.trim().is_empty() || entry.len() > bounds::MAX_ENTRY_BYTES {
+            return Err(format!(
+                "a whitelist entry must be 1 to {} bytes",
+                bounds::MAX_ENTRY_BYTES
+            ));
+        }
+    }
+    if state.rules.whitelist.len() + change.whitelist_add.len() > bounds::MAX_WHITELIST_ENTRIES {
+        return Err(format!(
+            "the whitelist holds at most {} entries",
+            bounds::MAX_WHITELIST_ENTRIES
+        ));
+    }
+    if let Some(prefix) = &change.privileged_prefix {
+        if prefix.is_empty() || prefix.len() > bounds::MAX_ENTRY_BYTES || prefix.contains(char::is_whitespace) {
+            return Err("the privileged prefix must be one token".to_owned());
+        }
+    }
+    let mut settings = state.rules.host_settings.clone();
+    settings.extend(change.host_settings.clone());
+    if bounds::json_bytes(&settings) > bounds::MAX_HOST_SETTINGS_BYTES {
+        return Err(format!(
+            "host settings are at most {} bytes",
+            bounds::MAX_HOST_SETTINGS_BYTES
+        ));
+    }
+    Ok(())
 }

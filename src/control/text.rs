@@ -6,23 +6,21 @@ use super::state::{Action, RuleChange};
 /// The longest line the loop writes to the chat or into an approval request, in characters.
 pub const MAX_LINE_CHARS: usize = 240;
 
-/// One line: newlines folded into spaces, trimmed, at most [`MAX_LINE_CHARS`] characters.
+/// Every run of whitespace (newlines included) as one space, trimmed.
+pub fn fold_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// One line a person reads: newlines folded into spaces, trimmed, invisible controls made visible
+/// ([`super::display::display_safe`]), at most [`MAX_LINE_CHARS`] characters.
 pub fn one_line(text: &str) -> String {
-    let folded: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let folded = super::display::display_safe(&fold_whitespace(text));
     if folded.chars().count() <= MAX_LINE_CHARS {
         return folded;
     }
     let mut cut: String = folded.chars().take(MAX_LINE_CHARS - 1).collect();
     cut.push('…');
     cut
-}
-
-/// The approval request (seed 002 4): exactly two lines, what will be executed and the impact scope.
-pub fn approval_lines(action: &Action) -> [String; 2] {
-    [
-        one_line(&format!("Execute: {}", action.summary)),
-        one_line(&format!("Impact: {}", action.impact_scope)),
-    ]
 }
 
 /// A human's answer to an approval request.
@@ -60,20 +58,31 @@ pub fn read_resume_or_discard(answer: &str) -> Option<ResumeOrDiscard> {
 /// What a rule change does, in one line.
 pub fn describe_rule_change(change: &RuleChange) -> String {
     let mut parts = Vec::new();
+    let shown = |entries: &[String]| {
+        entries
+            .iter()
+            .map(|entry| super::display::display_identifier(entry))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if !change.whitelist_add.is_empty() {
-        parts.push(format!("auto-approve {}", change.whitelist_add.join(", ")));
+        parts.push(format!("auto-approve {}", shown(&change.whitelist_add)));
     }
     if !change.whitelist_remove.is_empty() {
-        parts.push(format!(
-            "ask again for {}",
-            change.whitelist_remove.join(", ")
-        ));
+        parts.push(format!("ask again for {}", shown(&change.whitelist_remove)));
     }
     if let Some(prefix) = &change.privileged_prefix {
-        parts.push(format!("developer prefix {prefix}"));
+        parts.push(format!(
+            "developer prefix {}",
+            super::display::display_identifier(prefix)
+        ));
     }
     if !change.host_settings.is_empty() {
-        let keys: Vec<&str> = change.host_settings.keys().map(String::as_str).collect();
+        let keys: Vec<String> = change
+            .host_settings
+            .keys()
+            .map(|key| super::display::display_identifier(key))
+            .collect();
         parts.push(format!(
             "host settings {} (after a restart)",
             keys.join(", ")
@@ -86,8 +95,8 @@ pub fn describe_rule_change(change: &RuleChange) -> String {
     }
 }
 
-/// The chat report of a finished action: what was executed and its result, short.
+/// The chat report of a finished action: what was executed (the machine's line) and its result, short.
 pub fn report(action: &Action, succeeded: bool, detail: &str) -> String {
     let verdict = if succeeded { "done" } else { "FAILED" };
-    one_line(&format!("{}: {verdict} ({detail})", action.summary))
+    one_line(&format!("{}: {verdict} ({detail})", action.what()))
 }

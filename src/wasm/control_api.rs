@@ -9,7 +9,8 @@ use super::ports::optional_function;
 use crate::control::judge::{JudgePromptLocation, JudgeRequest, ask_judge};
 use crate::control::judgement_answer::judgement_schema;
 use crate::control::log::{DEFAULT_LOG_LIMIT_BYTES, execution_line, otel_record, retained, tail};
-use crate::control::{ControlEvent, ControlState, LogChannel, LogRecord, Rules, step};
+use crate::control::render::{Renderer, check_renderer};
+use crate::control::{ControlEvent, ControlState, LogChannel, LogRecord, Rules, bounds, step};
 use crate::input::InputError;
 use js_sys::Promise;
 use serde::Deserialize;
@@ -29,8 +30,16 @@ export interface ControlSetup {
   privilegedPrefix?: string;
   /** Agent settings self-modification may change, with their starting values. */
   settings?: Record<string, unknown>;
-  /** How many past results the judge is shown (default 20). */
+  /** How many past results the judge is shown (default 20, at most 1000). */
   memoryLimit?: number;
+  /** How many bytes of past results the loop keeps (default 65536, from 1024 to 131072); the oldest go first. */
+  memoryLimitBytes?: number;
+  /** Answers that are neither y nor n re-ask an approval this many times (default 3); then the loop waits. */
+  maxInvalidAnswers?: number;
+  /** How the host's action types read in approval requests (templates over the action's parameters). */
+  renderers?: Record<string, Renderer>;
+  /** Rules persisted after an approved change (`saveRules`): they replace `whitelist` and `privilegedPrefix`. */
+  rules?: Rules;
 }
 
 /** The next state and what the host must do, in order. */
@@ -168,10 +177,66 @@ struct ControlSetup {
     settings: BTreeMap<String, Value>,
     #[serde(default)]
     memory_limit: Option<usize>,
+    #[serde(default)]
+    memory_limit_bytes: Option<usize>,
+    #[serde(default)]
+    max_invalid_answers: Option<u32>,
+    #[serde(default)]
+    renderers: BTreeMap<String, Renderer>,
+    #[serde(default)]
+    rules: Option<Rules>,
 }
 
-/// The most past results a loop may keep for its judge.
-const MAX_MEMORY_LIMIT: usize = 1000;
+/// A fresh random value for action ids (unique across restarts): 8 bytes, hex.
+fn random_boot() -> Result<String, InputError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|error| {
+        InputError::invalid("", format!("this host gives no random numbers: {error}"))
+    })?;
+    Ok(hex::encode(bytes))
+}
+
+fn check_rules(path: &str, rules: &Rules) -> Result<(), InputError> {
+    if rules.whitelist.len() > bounds::MAX_WHITELIST_ENTRIES {
+        return Err(InputError::invalid(
+            format!("{path}.whitelist"),
+            format!("holds at most {} entries", bounds::MAX_WHITELIST_ENTRIES),
+        ));
+    }
+    for (index, entry) in rules.whitelist.iter().enumerate() {
+        if entry.is_empty() || entry.len() > bounds::MAX_ENTRY_BYTES {
+            return Err(InputError::invalid(
+                format!("{path}.whitelist[{index}]"),
+                format!("must be 1 to {} bytes", bounds::MAX_ENTRY_BYTES),
+            ));
+        }
+    }
+    let prefix = &rules.privileged_prefix;
+    if prefix.is_empty() || prefix.len() > bounds::MAX_ENTRY_BYTES || prefix.contains(char::is_whitespace) {
+        return Err(InputError::invalid(
+            format!("{path}.privilegedPrefix"),
+            "must be one token (no spaces)",
+        ));
+    }
+    if bounds::json_bytes(&rules.host_settings) > bounds::MAX_HOST_SETTINGS_BYTES {
+        return Err(InputError::invalid(
+            format!("{path}.host_settings"),
+            format!("at most {} bytes as JSON", bounds::MAX_HOST_SETTINGS_BYTES),
+        ));
+    }
+    Ok(())
+}
+
+fn check_renderers(path: &str, renderers: &BTreeMap<String, Renderer>) -> Result<(), InputError> {
+    if renderers.len() > bounds::MAX_WHITELIST_ENTRIES {
+        return Err(InputError::invalid(path, format!("at most {} renderers", bounds::MAX_WHITELIST_ENTRIES)));
+    }
+    for (action_type, renderer) in renderers {
+        check_renderer(renderer)
+            .map_err(|why| InputError::invalid(format!("{path}.{action_type}"), why))?;
+    }
+    Ok(())
+}
 
 fn read_setup(setup: &JsValue) -> Result<ControlState, InputError> {
     let setup: ControlSetup = from_js("setup", setup)?;
@@ -186,6 +251,18 @@ fn read_setup(setup: &JsValue) -> Result<ControlState, InputError> {
             ));
         }
     }
+    if setup.goal.len() > bounds::MAX_GOAL_BYTES {
+        return Err(InputError::invalid(
+            "setup.goal",
+            format!("at most {} bytes", bounds::MAX_GOAL_BYTES),
+        ));
+    }
+    if bounds::json_bytes(&setup.settings) > bounds::MAX_SETTINGS_BYTES {
+        return Err(InputError::invalid(
+            "setup.settings",
+            format!("at most {} bytes as JSON", bounds::MAX_SETTINGS_BYTES),
+        ));
+    }
     let mut rules = Rules {
         whitelist: setup.whitelist,
         adjustable_settings: setup.settings.keys().cloned().collect(),
@@ -194,16 +271,45 @@ fn read_setup(setup: &JsValue) -> Result<ControlState, InputError> {
     if let Some(prefix) = setup.privileged_prefix {
         rules.privileged_prefix = prefix;
     }
+    check_rules("setup", &rules)?;
+    if let Some(loaded) = setup.rules {
+        check_rules("setup.rules", &loaded)?;
+        rules = Rules {
+            adjustable_settings: rules.adjustable_settings,
+            ..loaded
+        };
+    }
+    check_renderers("setup.renderers", &setup.renderers)?;
     let mut state = ControlState::new(setup.goal, rules);
     state.settings = setup.settings;
+    state.renderers = setup.renderers;
+    state.boot = random_boot()?;
     if let Some(limit) = setup.memory_limit {
-        if limit == 0 || limit > MAX_MEMORY_LIMIT {
+        if limit == 0 || limit > bounds::MAX_MEMORY_LIMIT {
             return Err(InputError::invalid(
                 "setup.memoryLimit",
-                format!("must be from 1 to {MAX_MEMORY_LIMIT}"),
+                format!("must be from 1 to {}", bounds::MAX_MEMORY_LIMIT),
             ));
         }
         state.memory_limit = limit;
+    }
+    if let Some(limit) = setup.memory_limit_bytes {
+        if !(1024..=bounds::MAX_MEMORY_LIMIT_BYTES).contains(&limit) {
+            return Err(InputError::invalid(
+                "setup.memoryLimitBytes",
+                format!("must be from 1024 to {}", bounds::MAX_MEMORY_LIMIT_BYTES),
+            ));
+        }
+        state.memory_limit_bytes = limit;
+    }
+    if let Some(count) = setup.max_invalid_answers {
+        if !(1..=100).contains(&count) {
+            return Err(InputError::invalid(
+                "setup.maxInvalidAnswers",
+                "must be from 1 to 100",
+            ));
+        }
+        state.max_invalid_answers = count;
     }
     Ok(state)
 }
@@ -216,6 +322,41 @@ pub fn new_control_state(
     Ok(to_js(&read_setup(&setup).map_err(invalid)?))
 }
 
+/// The largest saved state `controlStep` reads (it trims it to the loop's bounds, 512 KiB).
+const MAX_STATE_INPUT_BYTES: usize = 16 * 1024 * 1024;
+
+/// What the step cannot check by type: a restart's rules and renderers are the host's configuration.
+fn check_event(event: &ControlEvent) -> Result<(), InputError> {
+    if let ControlEvent::HostRestarted {
+        rules, renderers, ..
+    } = event
+    {
+        if let Some(rules) = rules {
+            check_rules("event.rules", rules)?;
+        }
+        if let Some(renderers) = renderers {
+            check_renderers("event.renderers", renderers)?;
+        }
+    }
+    Ok(())
+}
+
+/// A fresh random value for `host_restarted`'s `boot` (action ids stay unique across restarts).
+#[wasm_bindgen(js_name = newBootId)]
+pub fn new_boot_id() -> Result<String, JsValue> {
+    random_boot().map_err(invalid)
+}
+
+/// Text made safe to show a person, as the loop shows it: control, bidi and zero-width characters are
+/// made visible as `<U+XXXX>`.
+#[wasm_bindgen(js_name = displaySafe)]
+pub fn display_safe_text(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<String, JsValue> {
+    let text = super::args::text("text", &text).map_err(invalid)?;
+    Ok(crate::control::display::display_safe(&text))
+}
+
 /// The pure step: `state` and one `event` in; the next state and the effects out. No I/O, no clock:
 /// the same inputs always give the same answer, so a host can persist, replay and test it.
 #[wasm_bindgen(js_name = controlStep, unchecked_return_type = "ControlStepResult")]
@@ -223,8 +364,12 @@ pub fn control_step(
     #[wasm_bindgen(unchecked_param_type = "ControlState")] state: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ControlEvent")] event: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let state: ControlState = from_js("state", &state).map_err(invalid)?;
+    // A saved state of any size is read, then trimmed to the loop's bounds: never refused for its size.
+    let mut state: ControlState =
+        super::convert::from_js_within("state", &state, MAX_STATE_INPUT_BYTES).map_err(invalid)?;
+    bounds::fit_loaded(&mut state);
     let event: ControlEvent = from_js("event", &event).map_err(invalid)?;
+    check_event(&event).map_err(invalid)?;
     let (next, effects) = step(&state, &event);
     #[derive(serde::Serialize)]
     struct StepResult<'a> {

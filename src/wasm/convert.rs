@@ -8,6 +8,15 @@ use wasm_bindgen::{JsCast, JsValue};
 
 /// `JSON.stringify(value)`, or a typed error for values JSON cannot hold (cycles, BigInt, undefined).
 pub fn to_json_text(path: &str, value: &JsValue) -> Result<String, InputError> {
+    to_json_text_within(path, value, crate::input::MAX_INPUT_BYTES)
+}
+
+/// [`to_json_text`] with another size limit.
+pub fn to_json_text_within(
+    path: &str,
+    value: &JsValue,
+    limit: usize,
+) -> Result<String, InputError> {
     if value.is_undefined() {
         return Err(InputError::invalid(path, "is required"));
     }
@@ -35,13 +44,10 @@ pub fn to_json_text(path: &str, value: &JsValue) -> Result<String, InputError> {
     };
     // Checked before the text is copied into wasm memory.
     let units = text.length() as usize;
-    if units > crate::input::MAX_INPUT_BYTES {
+    if units > limit {
         return Err(InputError::invalid(
             path,
-            format!(
-                "is at least {units} bytes as JSON; the limit is {}",
-                crate::input::MAX_INPUT_BYTES
-            ),
+            format!("is at least {units} bytes as JSON; the limit is {limit}"),
         ));
     }
     Ok(String::from(text))
@@ -61,6 +67,19 @@ pub fn from_js<T: DeserializeOwned>(path: &str, value: &JsValue) -> Result<T, In
         ));
     }
     from_js_any(path, value)
+}
+
+/// [`from_js`] with another size limit (see [`crate::input::parse_json_str_within`]).
+pub fn from_js_within<T: DeserializeOwned>(
+    path: &str,
+    value: &JsValue,
+    limit: usize,
+) -> Result<T, InputError> {
+    if js_sys::Array::is_array(value) || (value.is_object() && !super::args::is_plain_object(value)) {
+        return from_js(path, value);
+    }
+    let text = to_json_text_within(path, value, limit)?;
+    crate::input::parse_json_str_within(&text, limit).map_err(|error| error.within(path))
 }
 
 /// Reads a JS array as `Vec<T>`; the error path names the bad item (`requests[2].node_id`).

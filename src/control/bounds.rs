@@ -1,0 +1,177 @@
+//! The state's size, in bytes, bounded by the core on what it keeps: observations, instructions and the
+//! goal are cut, the oldest past results, reversals and failure digests are dropped first. A state is never
+//! refused for its size (seed 002: a human's instruction always comes first, so the loop must always be
+//! able to take one); what does not fit is trimmed.
+//!
+//! The budgets add up to less than [`MAX_STATE_BYTES`] for any state the step can reach.
+
+use super::state::ControlState;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The most bytes a serialised state takes (the step keeps it below this whatever it is fed).
+pub const MAX_STATE_BYTES: usize = 512 * 1024;
+/// The goal, in bytes.
+pub const MAX_GOAL_BYTES: usize = 4 * 1024;
+/// A human's instruction (and a message held while an Apply runs), in bytes.
+pub const MAX_INSTRUCTION_BYTES: usize = 16 * 1024;
+/// Each observation (`external`, `internal`) as JSON, in bytes.
+pub const MAX_OBSERVATION_BYTES: usize = 64 * 1024;
+/// The most bytes of past results a loop may be set to keep.
+pub const MAX_MEMORY_LIMIT_BYTES: usize = 128 * 1024;
+/// The most past results a loop may be set to keep.
+pub const MAX_MEMORY_LIMIT: usize = 1000;
+/// Self-modifications that can still be reverted (the oldest become permanent first).
+pub const MAX_REVERSALS: usize = 32;
+/// Digests of failed actions remembered (each blocks an automatic re-run).
+pub const MAX_FAILED_DIGESTS: usize = 256;
+/// Actions with an unknown outcome kept for a person; at this many, nothing new executes.
+pub const MAX_UNRECONCILED: usize = 8;
+/// Whitelist entries, and the length of one in bytes.
+pub const MAX_WHITELIST_ENTRIES: usize = 256;
+pub const MAX_ENTRY_BYTES: usize = 128;
+/// Host settings approved through rule changes, as JSON, in bytes.
+pub const MAX_HOST_SETTINGS_BYTES: usize = 16 * 1024;
+/// Agent settings (self-modification's values), as JSON, in bytes.
+pub const MAX_SETTINGS_BYTES: usize = 32 * 1024;
+
+/// The size of `value` as JSON, in bytes.
+pub fn json_bytes<T: Serialize>(value: &T) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => counter.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+/// `text` cut to at most `max` bytes at a character boundary, marked when cut.
+pub fn cut_bytes(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let marker = format!(" … (cut: {} bytes, {max} kept)", text.len());
+    let mut end = max.saturating_sub(marker.len());
+    while end > 0 && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{marker}", text.get(..end).unwrap_or(""))
+}
+
+/// An observation kept as it is when it fits; otherwise the start of its JSON as text, marked as cut.
+pub fn bounded_observation(value: &Value) -> Value {
+    if json_bytes(value) <= MAX_OBSERVATION_BYTES {
+        return value.clone();
+    }
+    let text = match value {
+        Value::String(text) => text.clone(),
+        other => crate::input::to_json_string(other),
+    };
+    // A string's JSON escapes can double its size: keep half the budget of raw text.
+    let mut kept = cut_bytes(&text, MAX_OBSERVATION_BYTES / 2);
+    while json_bytes(&kept) > MAX_OBSERVATION_BYTES {
+        kept = cut_bytes(&kept, kept.len() / 2);
+    }
+    Value::String(kept)
+}
+
+/// Drops the oldest past results beyond the count and byte limits (the newest is always kept).
+pub fn trim_memory(state: &mut ControlState) {
+    let count = state.memory_limit.clamp(1, MAX_MEMORY_LIMIT);
+    while state.memory.len() > count {
+        state.memory.pop_front();
+    }
+    let limit = state.memory_limit_bytes.clamp(1024, MAX_MEMORY_LIMIT_BYTES);
+    let mut sizes: Vec<usize> = state.memory.iter().map(json_bytes).collect();
+    let mut total: usize = sizes.iter().sum();
+    while total > limit && state.memory.len() > 1 {
+        state.memory.pop_front();
+        total -= sizes.remove(0);
+    }
+    if total > limit {
+        // A single result larger than the budget (only a state altered outside the loop has one).
+        state.memory.clear();
+    }
+}
+
+fn bound_text(text: &mut String, max: usize) {
+    if text.len() > max {
+        *text = cut_bytes(text, max);
+    }
+}
+
+/// Brings any state (one the host hands back, or the step's own) within the bounds: the step calls it
+/// after every event, so what it returns always fits in [`MAX_STATE_BYTES`].
+pub fn fit(state: &mut ControlState) {
+    let situation = &mut state.situation;
+    bound_text(&mut situation.goal, MAX_GOAL_BYTES);
+    if let Some(instruction) = situation.instruction.as_mut() {
+        bound_text(instruction, MAX_INSTRUCTION_BYTES);
+    }
+    if let Some(message) = state.interrupt_after_execution.as_mut() {
+        bound_text(message, MAX_INSTRUCTION_BYTES);
+    }
+    for observed in [&mut situation.external, &mut situation.internal] {
+        if !matches!(observed, Value::Null | Value::Bool(_) | Value::Number(_)) {
+            let bounded = bounded_observation(observed);
+            *observed = bounded;
+        }
+    }
+    if state.memory.len() > state.memory_limit.clamp(1, MAX_MEMORY_LIMIT) {
+        trim_memory(state);
+    }
+    while state.reversals.len() > MAX_REVERSALS {
+        state.reversals.remove(0);
+    }
+    while state.failed_digests.len() > MAX_FAILED_DIGESTS {
+        state.failed_digests.pop_front();
+    }
+    state.unreconciled.truncate(MAX_UNRECONCILED);
+    state.rules.whitelist.truncate(MAX_WHITELIST_ENTRIES);
+}
+
+/// The full check, for a state from outside the step (a host's saved state): everything [`fit`] does, the
+/// memory measured in bytes, and, should the state still be too large, the oldest results dropped.
+pub fn fit_loaded(state: &mut ControlState) {
+    fit(state);
+    trim_memory(state);
+    while json_bytes(state) > MAX_STATE_BYTES && !state.memory.is_empty() {
+        state.memory.pop_front();
+    }
+    if json_bytes(state) > MAX_STATE_BYTES {
+        state.reversals.clear();
+        state.failed_digests.clear();
+        state.last_result = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutting_keeps_whole_characters() {
+        let text = "日本語".repeat(100);
+        let cut = cut_bytes(&text, 100);
+        assert!(cut.len() <= 100, "{}", cut.len());
+        assert!(cut.starts_with("日本"));
+        assert_eq!(cut_bytes("short", 100), "short");
+    }
+
+    #[test]
+    fn a_huge_observation_is_kept_cut() {
+        let value = serde_json::json!({ "text": "é".repeat(200_000) });
+        let bounded = bounded_observation(&value);
+        assert!(json_bytes(&bounded) <= MAX_OBSERVATION_BYTES);
+        assert!(bounded.as_str().is_some_and(|text| text.contains("(cut:")));
+    }
+}

@@ -1,0 +1,84 @@
+//! Text a person reads (approval lines, agent notes, chat reports, replies) made display-safe, once, in the
+//! core, for every host: characters that change how text looks without being seen (control characters,
+//! bidi overrides, zero-width and other format characters, Unicode tags) are made visible as `<U+XXXX>`,
+//! so a line can neither hide part of itself, reorder itself, nor drive a terminal.
+
+/// Whether `c` would act on the display instead of being displayed: C0 and C1 controls, DEL, and the
+/// Unicode format characters (general category Cf: bidi embeddings, overrides and isolates, marks,
+/// zero-width characters, the byte-order mark, interlinear annotation, tags).
+pub fn is_invisible_control(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{1F}'
+        | '\u{7F}'..='\u{9F}'
+        | '\u{AD}'
+        | '\u{600}'..='\u{605}'
+        | '\u{61C}'
+        | '\u{6DD}'
+        | '\u{70F}'
+        | '\u{890}'..='\u{891}'
+        | '\u{8E2}'
+        | '\u{180E}'
+        | '\u{200B}'..='\u{200F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{206F}'
+        | '\u{FEFF}'
+        | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{110BD}'
+        | '\u{110CD}'
+        | '\u{13430}'..='\u{1343F}'
+        | '\u{1BCA0}'..='\u{1BCA3}'
+        | '\u{1D173}'..='\u{1D17A}'
+        | '\u{E0001}'
+        | '\u{E0020}'..='\u{E007F}'
+    )
+}
+
+/// `text` with every invisible control made visible as `<U+XXXX>`; everything else unchanged.
+pub fn display_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_invisible_control(c) {
+            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// An identifier (an action type) as a person can compare it: anything outside printable ASCII is shown as
+/// `<U+XXXX>`, so `stаtus_change` with a Cyrillic `а` never reads as `status_change`.
+pub fn display_identifier(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii_graphic() {
+            out.push(c);
+        } else {
+            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_bidi_and_zero_width_characters_are_made_visible() {
+        assert_eq!(display_safe("T-1\u{202E}enod"), "T-1<U+202E>enod");
+        assert_eq!(display_safe("\u{1b}[1mbold\u{1b}[0m"), "<U+001B>[1mbold<U+001B>[0m");
+        assert_eq!(display_safe("a\u{0}b\u{200B}c\u{FEFF}"), "a<U+0000>b<U+200B>c<U+FEFF>");
+        assert_eq!(display_safe("y\u{85}"), "y<U+0085>");
+        assert_eq!(display_safe("tag\u{E0041}"), "tag<U+E0041>");
+        assert_eq!(display_safe("チケット T-1 ✅"), "チケット T-1 ✅");
+    }
+
+    #[test]
+    fn identifiers_show_look_alikes() {
+        assert_eq!(display_identifier("status_change"), "status_change");
+        assert_eq!(display_identifier("st\u{430}tus_change"), "st<U+0430>tus_change");
+        assert_eq!(display_identifier("a b"), "a<U+0020>b");
+    }
+}
