@@ -82,7 +82,7 @@ export async function startGovernedAgent({
       const verdict = await watcher.inspect(
         {
           // What the agent produced is the proposal itself (nothing is applied before the person decides).
-          executor_result: { status: "done", artifacts: [lines[0], lines[1]], execution_log: `proposed, not applied: ${action.type} ${JSON.stringify(action.parameters ?? {})}: ${action.summary}` },
+          executor_result: { status: "done", artifacts: [lines[0], lines[1]], execution_log: `proposed, not applied: ${action.type} ${JSON.stringify(action.parameters ?? {})}: ${lines[0]}` },
           original_request: goal,
           ...(reviewer ? { persona: reviewer } : {}),
         },
@@ -100,7 +100,7 @@ export async function startGovernedAgent({
     const proposal = await guard("POST", "/v1/proposals", {
       node_id,
       proposed_change: { type: request.action.type, from, to },
-      intent: request.action.summary,
+      intent: request.note ?? request.lines[0],
       summary: request.lines[0],
       impact_scope: request.lines[1],
       evidence: await evidenceFor(request.action, request.lines),

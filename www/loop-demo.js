@@ -24,6 +24,8 @@ function showApproval(request) {
   pending = request;
   $("loop-line-1").textContent = request ? request.lines[0] : "";
   $("loop-line-2").textContent = request ? request.lines[1] : "";
+  // The agent's own words, labelled: what is approved is the two lines above, rendered by the machine.
+  $("loop-note").textContent = request?.note ? `Agent's note: ${request.note}` : "";
   $("loop-yes").disabled = !request;
   $("loop-no").disabled = !request;
 }
@@ -61,9 +63,9 @@ async function start() {
   });
   const answer = (text) => {
     if (!loop || !pending) return;
-    const { actionId } = pending;
+    const { requestId } = pending;
     showApproval(null);
-    loop.answer(text, actionId);
+    loop.answer(text, requestId);
   };
   $("loop-yes").addEventListener("click", () => answer("y"));
   $("loop-no").addEventListener("click", () => answer("n"));

@@ -64,17 +64,49 @@ export interface LogStore {
   size(channel: LogChannel): number | Promise<number>;
 }
 
-/** Where the loop's state (and its rules) are saved on every `persist_state` / `persist_rules`. */
+/**
+ * Where the loop's state (and its rules) are saved on every `persist_state` / `persist_rules`. An approved
+ * action runs only after `save` of the state marking it executing has resolved; a rejected `save` means it
+ * does not run. `loadRules` gives back the rules last saved, at start.
+ */
 export interface ControlStorage {
   save(state: ControlState): void | Promise<void>;
   saveRules?(rules: Rules): void | Promise<void>;
+  loadRules?(): Rules | null | undefined | Promise<Rules | null | undefined>;
 }
 
-/** What the human is asked: exactly two lines (what will be executed; the impact scope), y or n. */
+/**
+ * What a person is asked: exactly two lines rendered by the machine from the action (what will be executed;
+ * the impact scope), answered y or n with `loop.answer(text, requestId)`. `note` is the agent's own words:
+ * show it labelled as such, never as what is approved. `digest` is what the `y` binds to.
+ */
 export interface ApprovalRequest {
+  requestId: string;
   actionId: string;
   lines: [string, string];
+  note: string | null;
+  digest: string;
   action: Action;
+}
+
+/** An action found executing after a restart: a person says whether it was applied. */
+export interface ReconcileRequest {
+  actionId: string;
+  lines: [string, string];
+  action: Action | null;
+}
+
+/** What a UI shows about the loop (see `ControlLoop.status`). */
+export interface ControlLoopStatus {
+  mode: Mode;
+  /** Whether `stop()` was called. */
+  stopped: boolean;
+  /** Why the loop stopped; `kind: "declined"` is "stopped after your decline" (a message starts again). */
+  halt: Halt | null;
+  /** The approval request waiting for y or n. */
+  pending: Omit<ApprovalRequest, "action"> & { action: Action } | null;
+  /** Actions whose outcome is unknown, for `reconcile(actionId, "applied" | "not_applied")`. */
+  unreconciled: { actionId: string; lines: [string, string] }[];
 }
 
 /** A skill for actions that are not state changes: resolves to the outcome; a throw is a failure. */
@@ -92,15 +124,29 @@ export interface ControlLoopConfig {
   privilegedPrefix?: string;
   settings?: Record<string, unknown>;
   memoryLimit?: number;
-  /** A persisted state to continue from (after a restart): what was waiting is asked again. */
+  memoryLimitBytes?: number;
+  maxInvalidAnswers?: number;
+  /** How the host's action types read in approval requests; every parameter is shown. */
+  renderers?: Record<string, Renderer>;
+  /** Rules saved after an approved change; or `storage.loadRules()`. */
+  rules?: Rules;
+  /**
+   * A persisted state to continue from (after a restart): what was waiting is asked again, and an action
+   * found executing is never run again: its outcome is unknown until a person reconciles it.
+   */
   state?: ControlState;
   /** The model that judges (the built-in `openAICompatible(...)` is one); it gets `options.signal`. */
   judge: (prompt: string, options: JudgeQueryOptions) => QueryReply | Promise<QueryReply>;
   prompts?: JudgeSetup;
   /** One-line descriptions of the action types, for the judge. */
   actionTypes?: Record<string, string>;
-  /** Shows the approval request; may return the answer ("y" / "n"), or the host calls `loop.answer`. */
+  /**
+   * Shows the approval request; may return the answer ("y" / "n"), or the host calls `loop.answer`. An
+   * answer that is neither is asked again on a later turn of the event loop, at most `maxInvalidAnswers` times.
+   */
   approve?: (request: ApprovalRequest) => void | string | Promise<void | string>;
+  /** Asks a person whether an action with an unknown outcome was applied; or the host calls `loop.reconcile`. */
+  reconcile?: (request: ReconcileRequest) => void | "applied" | "not_applied" | Promise<void | "applied" | "not_applied">;
   /** By action type: an ExecutorSkill applies a state change through the Executor (parameters node_id, from, to); a function runs anything else. */
   skills?: Record<string, ExecutorSkill | ActionSkill>;
   /** The chat channel: short reports, replies and questions. */
@@ -140,20 +186,26 @@ export type GovernorLoopConfig = Omit<ControlLoopConfig, "closer" | "watcher" | 
 
 /** A governed agent. */
 export interface ControlLoop {
-  /** The situation changed: a change starts a judgement when the loop is idle. */
+  /** The situation changed (a part left out keeps its value): a change starts a judgement when idle. */
   observe(situation: { external?: unknown; internal?: unknown }): void;
-  /** y / n to the pending approval (of `actionId` when given), or resume / discard after an interruption. */
-  answer(text: string, actionId?: string): void;
+  /**
+   * y / n to the approval request `requestId` (an answer for another request throws `answer_refused`), or
+   * resume / discard after an interruption (no id). Throws `loop_stopped` after `stop()`.
+   */
+  answer(text: string, requestId?: string): void;
+  /** A person says whether an action with an unknown outcome was applied. */
+  reconcile(actionId: string, outcome: "applied" | "not_applied"): void;
   /** A human message (it always wins), or a developer command after the privileged prefix. */
   say(text: string): void;
   /** Undoes the most recent self-modification. */
   revert(): void;
   state(): ControlState;
+  status(): ControlLoopStatus;
   playbook(): string | null;
-  /** Resolves once nothing is in flight. */
-  settled(): Promise<void>;
-  /** Aborts an in-flight judgement, starts nothing new, awaits an Apply already sent. */
-  stop(): Promise<void>;
+  /** Resolves once nothing the loop started is running; with `timeoutMs`, rejects with `timeout` after it. */
+  settled(options?: { timeoutMs?: number }): Promise<void>;
+  /** Aborts an in-flight judgement; nothing is judged, asked or executed after it resolves; awaits an Apply already sent. */
+  stop(options?: { timeoutMs?: number }): Promise<void>;
 }
 
 /** A GenAI-style span (`invoke_agent`, `execute_tool`) or event (an approval) for an OpenTelemetry collector. */

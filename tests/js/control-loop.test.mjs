@@ -94,32 +94,35 @@ test("an approved change is applied once through the Executor; the request is tw
   loop.observe({ external: { tickets: [{ id: "T-1", status: "review" }] } });
   await loop.settled();
   assert.equal(approvals.length, 1);
-  assert.deepEqual(approvals[0].lines, ["Execute: move T-1 from review to done", "Impact: ticket T-1 on the board"]);
+  // The machine states what will run, from the action itself; the model's words are a labelled note.
+  assert.deepEqual(approvals[0].lines, ["Execute: status_change on T-1: review -> done", "Impact: T-1"]);
+  assert.equal(approvals[0].note, "move T-1 from review to done / ticket T-1 on the board");
   assert.equal(loop.state().mode, "awaiting_approval");
   assert.equal(skill.applies.length, 0, "nothing runs before the answer");
-  loop.answer("  Y ", approvals[0].actionId);
+  loop.answer("  Y ", approvals[0].requestId);
   await loop.settled();
   assert.equal(skill.applies.length, 1);
   assert.equal(skill.applies[0].confirmation.ui_action, "chat_y", "the human's y is the signed confirmation");
   assert.equal(skill.applies[0].confirmation.proposed_change.to, "done");
-  loop.answer("y", approvals[0].actionId);
+  assert.throws(() => loop.answer("y", approvals[0].requestId), { name: "AgentGovernorError", code: "answer_refused" });
   await loop.settled();
   assert.equal(skill.applies.length, 1, "exactly once");
-  assert.ok(chat.some((line) => /move T-1 from review to done: done/.test(line)));
+  assert.ok(chat.some((line) => /status_change on T-1: review -> done: done/.test(line)), chat.join("\n"));
   const [line] = executionLines(logs);
   assert.deepEqual(Object.keys(line), ["time", "event_summary", "cause", "impact_scope"]);
-  assert.equal(line.impact_scope, "ticket T-1 on the board");
+  assert.equal(line.impact_scope, "T-1");
 });
 
 test("anything but y or n asks again and never defaults; n stops and ends the task (拒否時は停止・終了)", async () => {
   const { loop, approvals, skill, chat } = harness({ loop: { judge: scriptedJudge(moveToDone()) } });
   loop.observe({ external: { tickets: 1 } });
   await loop.settled();
-  for (const answer of ["yes", "ok", "", "true"]) loop.answer(answer, approvals[0].actionId);
+  for (const answer of ["yes", "ok", "", "true"]) loop.answer(answer, approvals[0].requestId);
   await loop.settled();
-  assert.equal(approvals.length, 5, "asked again each time");
+  assert.equal(approvals.length, 3, "asked again, at most maxInvalidAnswers (3) times in all");
+  assert.ok(chat.some((line) => /answers were neither y nor n; waiting for y or n/.test(line)), chat.join("\n"));
   assert.equal(loop.state().mode, "awaiting_approval");
-  loop.answer("n", approvals[0].actionId);
+  loop.answer("n", approvals[0].requestId);
   await loop.settled();
   assert.equal(loop.state().mode, "stopped");
   assert.equal(skill.applies.length, 0);
@@ -132,13 +135,15 @@ test("a failure stops at once and is reported; running it again needs an explici
   const { loop, approvals, chat, logs } = harness({ skill, loop: { judge } });
   loop.observe({ external: { tickets: 1 } });
   await loop.settled();
-  loop.answer("y", approvals[0].actionId);
+  loop.answer("y", approvals[0].requestId);
   await loop.settled();
   assert.equal(loop.state().mode, "stopped");
   assert.equal(skill.applies.length, 1);
   assert.ok(chat.some((line) => /FAILED/.test(line)));
   assert.equal(approvals.length, 2, "the re-run is offered as an approval");
-  assert.match(approvals[1].lines[0], /run again/);
+  assert.deepEqual(approvals[1].lines, approvals[0].lines, "the same action, shown the same way");
+  assert.notEqual(approvals[1].requestId, approvals[0].requestId, "as a new request");
+  assert.match(approvals[1].note, /re-run/);
   assert.equal(executionLines(logs).length, 1, "logged when the action completed");
   // The next judgement (after the human's go) reads the execution log's tail, once.
   loop.say("try something else");
@@ -151,9 +156,9 @@ test("an approved re-run after a failure runs again, once", async () => {
   const { loop, approvals } = harness({ skill, loop: { judge: scriptedJudge(moveToDone()) } });
   loop.observe({ external: { tickets: 1 } });
   await loop.settled();
-  loop.answer("y", approvals[0].actionId);
+  loop.answer("y", approvals[0].requestId);
   await loop.settled();
-  loop.answer("y", approvals[1].actionId);
+  loop.answer("y", approvals[1].requestId);
   await loop.settled();
   assert.equal(skill.applies.length, 2);
 });
@@ -187,7 +192,7 @@ test("an interrupted approval can be discarded; it is never executed", async () 
   loop.say("hold on");
   loop.answer("discard");
   await loop.settled();
-  loop.answer("y", approvals[0].actionId);
+  assert.throws(() => loop.answer("y", approvals[0].requestId), { name: "AgentGovernorError", code: "answer_refused" });
   await loop.settled();
   assert.equal(skill.applies.length, 0);
   assert.ok(chat.includes("Discarded the interrupted task."));
@@ -201,7 +206,7 @@ test("an Apply already sent is awaited and recorded, never abandoned, before the
   const { loop, approvals, logs } = harness({ skill, loop: { judge: scriptedJudge(moveToDone()) } });
   loop.observe({ external: { tickets: 1 } });
   await loop.settled();
-  loop.answer("y", approvals[0].actionId);
+  loop.answer("y", approvals[0].requestId);
   await new Promise((resolve) => setTimeout(resolve, 20));
   loop.say("wait!");
   assert.equal(loop.state().mode, "executing");
@@ -254,12 +259,13 @@ test("a rule change with a host setting stops, shows the restart steps and offer
     return result.effects;
   };
   send({ event: "situation_changed", external: { n: 1 }, internal: null });
-  send({
+  const asked = send({
     event: "judgement_received",
     judgement_id: state.judgement_id,
     judgement: { decision: "change_rules", change: { host_settings: { model: "bigger" } }, reason: "better judgements" },
   });
-  const approved = send({ event: "approval_answered", action_id: state.in_progress.id, answer: "y" });
+  const request = asked.find((effect) => effect.effect === "request_approval");
+  const approved = send({ event: "approval_answered", request_id: request.request_id, answer: "y" });
   assert.ok(approved.some((effect) => effect.effect === "persist_rules"));
   assert.ok(approved.some((effect) => effect.effect === "report_to_chat" && /Steps: 1\./.test(effect.text)));
   const restart = approved.find((effect) => effect.effect === "request_approval");
@@ -279,7 +285,7 @@ test("a reload while awaiting approval: the approval still waits, is asked again
   await second.loop.settled();
   assert.equal(second.approvals.length, 1, "asked again after the reload");
   assert.deepEqual(second.approvals[0].lines, first.approvals[0].lines);
-  second.loop.answer("y", second.approvals[0].actionId);
+  second.loop.answer("y", second.approvals[0].requestId);
   await second.loop.settled();
   assert.equal(skill.applies.length, 1);
 });
@@ -299,7 +305,7 @@ test("the Closer decides completion before success is reported; its pendingActio
   const viaGovernor = governor.loop({ goal: "keep the task board tidy", judge: llm, closer: true, skills: { status_change: boardSkill() }, approve: (request) => { approvals.push(request); }, chat: (text) => chat.push(text) });
   viaGovernor.observe({ external: { tickets: 1 } });
   await viaGovernor.settled();
-  viaGovernor.answer("y", approvals.at(-1).actionId);
+  viaGovernor.answer("y", approvals.at(-1).requestId);
   await viaGovernor.settled();
   assert.ok(chat.some((line) => /step not complete/.test(line)), "not reported as complete");
   assert.deepEqual(viaGovernor.state().situation.internal.pending_actions, ["notify the reviewer of T-1"]);
@@ -316,7 +322,7 @@ test("a Watcher review that does not pass turns an applied change into a reporte
   const loop = governor.loop({ goal: "g", judge: llm, watcher: true, skills: { status_change: boardSkill() }, approve: (r) => { approvals.push(r); }, chat: (t) => chat.push(t) });
   loop.observe({ external: { tickets: 1 } });
   await loop.settled();
-  loop.answer("y", approvals[0].actionId);
+  loop.answer("y", approvals[0].requestId);
   await loop.settled();
   assert.equal(loop.state().mode, "stopped", chat.join("\n"));
   assert.ok(chat.some((line) => /review did not pass: CRITICAL: wrong ticket/.test(line)), chat.join("\n"));
@@ -332,7 +338,7 @@ test("after a task ends the Reflector's lessons go into the playbook, rendered i
   const loop = governor.loop({ goal: "g", judge: llm, reflection: { store }, skills: { status_change: boardSkill() }, approve: (r) => { approvals.push(r); } });
   loop.observe({ external: { tickets: 1 } });
   await loop.settled();
-  loop.answer("y", approvals[0].actionId);
+  loop.answer("y", approvals[0].requestId);
   await loop.settled();
   loop.observe({ external: { tickets: 0 } });
   await loop.settled();
@@ -397,5 +403,5 @@ test("bad configuration and bad answers are typed errors; nothing starts", () =>
   assert.throws(() => loop.answer(true), { name: "AgentGovernorError", path: "text" });
   assert.throws(() => loop.say(1), { name: "AgentGovernorError", path: "text" });
   assert.throws(() => loop.observe({ goal: "mine now" }), { name: "AgentGovernorError", path: "situation.goal" });
-  assert.throws(() => controlStep(newControlState({ goal: "g" }), { event: "approval_answered", action_id: "a-1", answer: true }), { name: "AgentGovernorError", path: "event" });
+  assert.throws(() => controlStep(newControlState({ goal: "g" }), { event: "approval_answered", request_id: "a-1", answer: true }), { name: "AgentGovernorError", path: "event" });
 });

@@ -9,6 +9,7 @@ import {
   executionLogLine,
   issueConfirmation,
   judgeNextAction,
+  newBootId,
   newControlState,
   otelLogRecord,
   requestFor,
@@ -17,10 +18,12 @@ import {
 import { memoryLogStore } from "./log-stores.js";
 
 const CONFIG_KEYS = [
-  "goal", "whitelist", "privilegedPrefix", "settings", "memoryLimit", "state", "judge", "prompts", "actionTypes",
-  "approve", "skills", "chat", "logs", "storage", "store", "signer", "now", "audit", "language", "closer",
-  "watcher", "reflection", "restart", "telemetry", "onEffect", "onJudgement", "onError",
+  "goal", "whitelist", "privilegedPrefix", "settings", "memoryLimit", "memoryLimitBytes", "maxInvalidAnswers",
+  "renderers", "rules", "state", "judge", "prompts", "actionTypes", "approve", "reconcile", "skills", "chat",
+  "logs", "storage", "store", "signer", "now", "audit", "language", "closer", "watcher", "reflection", "restart",
+  "telemetry", "onEffect", "onJudgement", "onError",
 ];
+const SETUP_KEYS = ["whitelist", "privilegedPrefix", "settings", "memoryLimit", "memoryLimitBytes", "maxInvalidAnswers", "renderers", "rules"];
 
 function governorError(path, message, code = "invalid_input") {
   const error = new Error(message);
@@ -28,6 +31,18 @@ function governorError(path, message, code = "invalid_input") {
   error.code = code;
   error.path = path;
   return error;
+}
+
+function readTimeout(options) {
+  if (options === undefined || options === null) return undefined;
+  if (!isPlainObject(options)) throw governorError("options", "options must be { timeoutMs? }");
+  for (const key of Object.keys(options)) {
+    if (key !== "timeoutMs") throw governorError(`options.${key}`, "unknown option (known: timeoutMs)");
+  }
+  const { timeoutMs } = options;
+  if (timeoutMs === undefined) return undefined;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0) throw governorError("options.timeoutMs", "timeoutMs must be a whole number of milliseconds");
+  return timeoutMs;
 }
 
 const messageOf = (thrown) => (thrown instanceof Error ? thrown.message : String(thrown));
@@ -98,11 +113,13 @@ class ControlLoop {
   #now;
   #queue = [];
   #stepping = false;
+  #starting = false;
   #stopped = false;
   #tasks = new Set();
   #writes = Promise.resolve();
   #judgements = new Map();
-  #answeredYes = new Set();
+  #refused = null;
+  #pending = null;
   #playbookText;
   #actionsSinceReflection = [];
 
@@ -118,12 +135,17 @@ class ControlLoop {
       if (!CONFIG_KEYS.includes(key)) throw governorError(key, `unknown config key ${key} (known: ${CONFIG_KEYS.join(", ")})`);
     }
     if (typeof config.judge !== "function") throw governorError("judge", "judge must be a QueryFn (prompt, options) => reply");
-    for (const key of ["approve", "chat", "now", "audit", "restart", "telemetry", "onEffect", "onJudgement", "onError"]) {
+    for (const key of ["approve", "reconcile", "chat", "now", "audit", "restart", "telemetry", "onEffect", "onJudgement", "onError"]) {
       optionalFunction(config, key);
     }
     this.#config = config;
     this.#logs = readPort(config, "logs", ["append", "tail", "size"]) ?? memoryLogStore();
-    readPort(config, "storage", ["save"]);
+    const storage = readPort(config, "storage", ["save"]);
+    for (const method of ["saveRules", "loadRules"]) {
+      if (storage && storage[method] !== undefined && typeof storage[method] !== "function") {
+        throw governorError(`storage.${method}`, `storage.${method} must be a function`);
+      }
+    }
     readPort(config, "closer", ["check"]);
     readPort(config, "watcher", ["inspect"]);
     if (config.reflection !== undefined) {
@@ -137,16 +159,14 @@ class ControlLoop {
     this.#skills = readSkills(config.skills);
     this.#signer = config.signer ?? randomSigner();
     this.#now = config.now ?? Date.now;
-    if (config.state !== undefined) {
-      // A persisted state: checked by the step itself on the first event.
-      this.#state = config.state;
-    } else {
-      const setup = { goal: config.goal };
-      for (const key of ["whitelist", "privilegedPrefix", "settings", "memoryLimit"]) {
-        if (config[key] !== undefined) setup[key] = config[key];
-      }
-      this.#state = newControlState(setup);
+    // The setup is checked by the core even when a persisted state is given (its renderers and rules are
+    // the host's current configuration, handed to the restarted state).
+    const setup = { goal: config.state !== undefined ? "restarted" : config.goal };
+    for (const key of SETUP_KEYS) {
+      if (config[key] !== undefined) setup[key] = config[key];
     }
+    const fresh = newControlState(setup);
+    this.#state = config.state !== undefined ? config.state : fresh;
     const executorSkills = Object.fromEntries(Object.entries(this.#skills).filter(([, skill]) => typeof skill !== "function"));
     // The Executor exists when some action type is a state change (it needs at least one skill).
     this.#executor = Object.keys(executorSkills).length === 0 ? null : new Executor({
@@ -157,44 +177,108 @@ class ControlLoop {
       ...(config.audit ? { audit: config.audit } : {}),
       ...(config.language ? { language: config.language } : {}),
     });
-    if (config.state !== undefined) this.#dispatch({ event: "host_restarted" });
+    const loadRules = config.storage?.loadRules;
+    if (loadRules && config.rules === undefined) {
+      // Events wait until the persisted rules are back: nothing is judged under rules a person replaced.
+      this.#starting = true;
+      this.#track(this.#start(config.state !== undefined, () => loadRules.call(config.storage)));
+    } else if (config.state !== undefined) {
+      this.#dispatch(this.#restarted(config.rules));
+    }
   }
 
-  /** The host observed the situation: a change starts a judgement when the loop is idle. */
-  observe(situation) {
-    if (!isPlainObject(situation)) throw governorError("situation", "situation must be { external, internal }");
-    for (const key of Object.keys(situation)) {
-      if (key !== "external" && key !== "internal") throw governorError(`situation.${key}`, "only external and internal can be observed; the goal changes through /dev goal");
+  #restarted(rules) {
+    const event = { event: "host_restarted", boot: newBootId() };
+    if (rules !== undefined && rules !== null) event.rules = rules;
+    if (this.#config.renderers !== undefined) event.renderers = this.#config.renderers;
+    return event;
+  }
+
+  async #start(restarted, loadRules) {
+    let rules;
+    try {
+      rules = (await loadRules()) ?? undefined;
+    } catch (error) {
+      this.#failed("storage.loadRules", error);
     }
-    this.#dispatch({ event: "situation_changed", external: situation.external ?? null, internal: situation.internal ?? null });
+    this.#starting = false;
+    const queued = this.#queue.splice(0);
+    try {
+      if (restarted || rules !== undefined) this.#dispatch(this.#restarted(rules));
+    } catch (error) {
+      this.#failed("storage.loadRules", error);
+    }
+    for (const event of queued) this.#dispatch(event);
   }
 
   /**
-   * The human's answer: y or n to the pending approval (of `actionId` when given: an answer to an approval
-   * that is no longer pending changes nothing), or resume / discard after an interruption.
+   * The host observed the situation: a change starts a judgement when the loop is idle. A part left out
+   * keeps its value. Ignored once the loop is stopped.
    */
-  answer(text, actionId) {
+  observe(situation) {
+    if (!isPlainObject(situation)) throw governorError("situation", "situation must be { external?, internal? }");
+    for (const key of Object.keys(situation)) {
+      if (key !== "external" && key !== "internal") throw governorError(`situation.${key}`, "only external and internal can be observed; the goal changes through /dev goal");
+    }
+    if (this.#stopped) return;
+    const event = { event: "situation_changed" };
+    for (const key of ["external", "internal"]) {
+      if (situation[key] !== undefined) event[key] = situation[key];
+    }
+    this.#dispatch(event);
+  }
+
+  /**
+   * A person's answer: `y` or `n` to the approval request `requestId` (required: an answer for any other
+   * request is refused with an AgentGovernorError `answer_refused`, and logged), or `resume` / `discard`
+   * after an interruption (no id). After `stop()` every answer is refused (`loop_stopped`).
+   */
+  answer(text, requestId) {
     if (typeof text !== "string") throw governorError("text", "the answer must be a string");
-    if (actionId !== undefined && typeof actionId !== "string") throw governorError("actionId", "actionId must be a string");
-    if (this.#state.mode === "interrupted") {
+    if (requestId !== undefined && typeof requestId !== "string") throw governorError("requestId", "requestId must be a string");
+    this.#refuseWhenStopped();
+    if (requestId === undefined) {
+      if (this.#state.mode !== "interrupted") {
+        throw governorError("requestId", "an approval's answer needs the id of its request (ApprovalRequest.requestId)", "answer_refused");
+      }
       this.#dispatch({ event: "interruption_answered", answer: text });
       return;
     }
-    const pending = this.#state.in_progress?.id;
-    const target = actionId ?? pending;
-    if (target === undefined) return;
-    if (text.trim().toLowerCase() === "y" && target === pending) this.#answeredYes.add(target);
-    this.#dispatch({ event: "approval_answered", action_id: target, answer: text });
+    this.#dispatchAnswer({ event: "approval_answered", request_id: requestId, answer: text });
+  }
+
+  /** A person says whether an action with an unknown outcome (found executing after a restart) was applied. */
+  reconcile(actionId, outcome) {
+    if (typeof actionId !== "string") throw governorError("actionId", "actionId must be a string");
+    if (outcome !== "applied" && outcome !== "not_applied") throw governorError("outcome", 'outcome must be "applied" or "not_applied"');
+    this.#refuseWhenStopped();
+    this.#dispatchAnswer({ event: "outcome_reconciled", action_id: actionId, applied: outcome === "applied" });
   }
 
   /** A human message (it always wins), or a developer command when its first token is the prefix. */
   say(text) {
     if (typeof text !== "string") throw governorError("text", "the message must be a string");
+    this.#refuseWhenStopped();
     this.#dispatch({ event: "human_message", text });
+  }
+
+  #refuseWhenStopped() {
+    if (this.#stopped) throw governorError("loop", "the loop is stopped: nothing is asked, judged or executed any more", "loop_stopped");
+  }
+
+  /** Dispatches a person's answer; when the core refuses it, the caller gets the typed error. */
+  #dispatchAnswer(event) {
+    const synchronous = !this.#stepping && !this.#starting;
+    this.#refused = null;
+    this.#dispatch(event);
+    const refused = this.#refused;
+    this.#refused = null;
+    if (synchronous && refused) throw governorError("requestId", refused.reason, "answer_refused");
   }
 
   /** Undoes the most recent self-modification. */
   revert() {
+    this.#refuseWhenStopped();
     this.#dispatch({ event: "revert_setting" });
   }
 
@@ -208,29 +292,71 @@ class ControlLoop {
     return this.#playbookText ?? null;
   }
 
-  /** Resolves once nothing is in flight: no judgement, no execution, no pending write. */
-  async settled() {
-    while (this.#tasks.size > 0 || this.#queue.length > 0) {
-      await Promise.allSettled([...this.#tasks]);
-    }
-    await this.#writes;
+  /**
+   * What a UI shows: the mode, why the loop stopped (`halt.kind` `declined` means "stopped after your
+   * decline": a new goal or instruction through `say()` starts again), the waiting request, and the actions
+   * whose outcome a person must reconcile.
+   */
+  status() {
+    const state = this.#state;
+    const waiting = ["awaiting_approval", "stopped"].includes(state.mode) ? this.#pending : null;
+    return {
+      mode: state.mode,
+      stopped: this.#stopped,
+      halt: state.halt ?? null,
+      pending: waiting && waiting.actionId === state.in_progress?.id ? structuredClone(waiting) : null,
+      unreconciled: (state.unreconciled ?? []).map(({ action }) => ({ actionId: action.id, lines: [...action.lines] })),
+    };
   }
 
   /**
-   * Stops the loop: an in-flight judgement is aborted, nothing new starts, and an Apply already sent is
-   * awaited and recorded before this resolves.
+   * Resolves once nothing the loop started is still running: no judgement, no execution, no pending write.
+   * With `timeoutMs`, rejects with an AgentGovernorError `timeout` when that takes longer.
    */
-  async stop() {
+  async settled(options) {
+    const timeoutMs = readTimeout(options);
+    const drained = (async () => {
+      // A save can start an execution, and an execution more saves: wait until neither is left.
+      for (;;) {
+        if (this.#tasks.size > 0) {
+          await Promise.allSettled([...this.#tasks]);
+          continue;
+        }
+        const writes = this.#writes;
+        await writes;
+        if (writes === this.#writes && this.#tasks.size === 0 && this.#queue.length === 0 && !this.#starting) return;
+        if (this.#starting && this.#tasks.size === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    })();
+    if (timeoutMs === undefined) return drained;
+    let timer;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(governorError("timeoutMs", `the loop did not settle within ${timeoutMs} ms`, "timeout")), timeoutMs);
+    });
+    try {
+      return await Promise.race([drained, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Stops the loop: an in-flight judgement is aborted, nothing is judged, asked or executed any more, and
+   * an Apply already sent is awaited and recorded before this resolves (with `timeoutMs`, rejects with
+   * `timeout` instead of waiting longer). Later answers are refused with `loop_stopped`.
+   */
+  async stop(options) {
+    const timeoutMs = readTimeout(options);
     this.#stopped = true;
     for (const controller of this.#judgements.values()) controller.abort();
-    await this.settled();
+    await this.settled(timeoutMs === undefined ? undefined : { timeoutMs });
   }
 
   // ---- the step and its effects ----
 
   #dispatch(event) {
     this.#queue.push(event);
-    if (this.#stepping) return;
+    if (this.#stepping || this.#starting) return;
     this.#stepping = true;
     try {
       while (this.#queue.length > 0) {
@@ -257,9 +383,16 @@ class ControlLoop {
       case "request_approval":
         this.#requestApproval(effect);
         break;
+      case "request_reconcile":
+        this.#requestReconcile(effect);
+        break;
+      case "answer_refused":
+        this.#refused = effect;
+        break;
       case "execute":
-        // Started even after stop(): the step has already moved to executing, and its outcome is recorded.
-        this.#track(this.#execute(effect.action));
+        // Emitted only once the state saying it executes was saved; never after stop() (its outcome is
+        // then unknown to the next start, which asks a person to reconcile it).
+        if (!this.#stopped) this.#track(this.#execute(effect.action, effect.approval));
         break;
       case "report_to_chat":
         this.#notify("chat", effect.text);
@@ -267,17 +400,29 @@ class ControlLoop {
       case "append_log":
         this.#appendLog(effect.channel, effect.record);
         break;
-      case "persist_state": {
-        const state = this.state();
-        this.#write(() => this.#config.storage?.save(state));
+      case "persist_state":
+        this.#persist(effect.revision);
         break;
-      }
       case "persist_rules":
         this.#write(() => this.#config.storage?.saveRules?.(effect.rules));
         break;
       case "stop":
         break;
     }
+  }
+
+  /** Saves the state, then tells the core it is saved (an approved action waits for that) or that it is not. */
+  #persist(revision) {
+    const state = this.state();
+    const storage = this.#config.storage;
+    const saved = this.#writes.then(() => storage?.save(state));
+    this.#writes = saved.then(
+      () => this.#dispatch({ event: "state_persisted", revision }),
+      (error) => {
+        this.#failed("storage", error);
+        this.#dispatch({ event: "state_not_persisted", revision, error: messageOf(error) });
+      },
+    ).catch((error) => this.#failed("loop", error));
   }
 
   #afterStep(event, effects) {
@@ -371,10 +516,11 @@ class ControlLoop {
   }
 
   #requestApproval(effect) {
-    const approve = this.#config.approve;
-    if (!approve) return;
     const action = structuredClone(this.#state.in_progress);
-    const request = { actionId: effect.action_id, lines: effect.lines, action };
+    const request = { requestId: effect.request_id, actionId: effect.action_id, lines: [...effect.lines], note: effect.note ?? null, digest: effect.digest, action };
+    this.#pending = structuredClone(request);
+    const approve = this.#config.approve;
+    if (!approve || this.#stopped) return;
     let returned;
     try {
       returned = approve(request);
@@ -382,23 +528,55 @@ class ControlLoop {
       this.#failed("approve", error);
       return;
     }
-    // A returned answer is the human's; nothing returned means the answer comes through answer().
+    // A returned answer is the person's; nothing returned means the answer comes through answer(). It is
+    // taken on a later turn of the event loop, so a port that answers at once cannot spin the loop.
     Promise.resolve(returned).then(
       (answer) => {
-        if (typeof answer === "string" && !this.#stopped) this.answer(answer, effect.action_id);
+        if (typeof answer !== "string") return;
+        setTimeout(() => {
+          if (this.#stopped) return;
+          try {
+            this.#dispatch({ event: "approval_answered", request_id: effect.request_id, answer });
+          } catch (error) {
+            this.#failed("approve", error);
+          }
+        }, 0);
       },
       (error) => this.#failed("approve", error),
     );
   }
 
-  async #execute(action) {
+  #requestReconcile(effect) {
+    const reconcile = this.#config.reconcile;
+    if (!reconcile || this.#stopped) return;
+    const waiting = (this.#state.unreconciled ?? []).find(({ action }) => action.id === effect.action_id);
+    const request = { actionId: effect.action_id, lines: [...effect.lines], action: structuredClone(waiting?.action ?? null) };
+    let returned;
+    try {
+      returned = reconcile(request);
+    } catch (error) {
+      this.#failed("reconcile", error);
+      return;
+    }
+    Promise.resolve(returned).then(
+      (outcome) => {
+        if (outcome !== "applied" && outcome !== "not_applied") return;
+        setTimeout(() => {
+          if (this.#stopped) return;
+          this.#dispatch({ event: "outcome_reconciled", action_id: effect.action_id, applied: outcome === "applied" });
+        }, 0);
+      },
+      (error) => this.#failed("reconcile", error),
+    );
+  }
+
+  async #execute(action, approval) {
     let finished;
     try {
-      finished = await this.#run(action);
+      finished = await this.#run(action, approval);
     } catch (error) {
       finished = { succeeded: false, detail: `the skill threw: ${messageOf(error)}` };
     }
-    this.#answeredYes.delete(action.id);
     this.#dispatch({
       event: "execution_finished",
       action_id: action.id,
@@ -416,7 +594,7 @@ class ControlLoop {
     }
   }
 
-  async #run(action) {
+  async #run(action, approval) {
     if (action.purpose.kind === "restart") {
       if (!this.#config.restart) return { succeeded: false, detail: "this host cannot restart itself: stop it and start it again" };
       await this.#config.restart();
@@ -431,26 +609,28 @@ class ControlLoop {
       }
       return { succeeded: outcome.succeeded, detail: String(outcome.detail ?? (outcome.succeeded ? "done" : "failed")) };
     }
-    const applied = await this.#applyThroughExecutor(action);
+    const applied = await this.#applyThroughExecutor(action, approval);
     if (!applied.succeeded) return applied;
     return this.#review(action, applied);
   }
 
-  /** A state change: the human's y (or the whitelist) becomes a signed Confirmation for exactly this change. */
-  async #applyThroughExecutor(action) {
-    const { node_id: nodeId, from, to } = action.parameters ?? {};
-    if (![nodeId, from, to].every((value) => typeof value === "string" && value !== "")) {
-      return { succeeded: false, detail: "a state change needs parameters node_id, from and to" };
+  /**
+   * A state change: the approval the core recorded (a person's y to this request, or the whitelist entry
+   * that matched) becomes a signed Confirmation for exactly the parameters the person saw.
+   */
+  async #applyThroughExecutor(action, approval) {
+    const { node_id: nodeId, from, to, ...rest } = action.parameters ?? {};
+    if (![nodeId, from, to].every((value) => typeof value === "string" && value !== "") || Object.keys(rest).length > 0) {
+      return { succeeded: false, detail: "a state change needs exactly the parameters node_id, from and to" };
     }
-    const byHuman = this.#answeredYes.has(action.id);
     const change = { type: action.type, from, to };
     const confirmation = issueConfirmation(
       {
         node_id: nodeId,
         proposed_change: change,
-        intent: action.summary,
-        reason: byHuman ? "approved in chat with y" : `action type ${action.type} is whitelisted`,
-        ui_action: byHuman ? "chat_y" : "whitelist",
+        intent: action.lines[0],
+        reason: approval.reason,
+        ui_action: approval.ui_action,
       },
       this.#signer,
       this.#now(),
@@ -468,8 +648,8 @@ class ControlLoop {
     if (watcher) {
       const verdict = await watcher.inspect(
         {
-          executor_result: { status: "completed", artifacts: [action.summary], execution_log: detail },
-          original_request: `${this.#state.situation.goal}: ${action.summary}`,
+          executor_result: { status: "completed", artifacts: [action.lines[0]], execution_log: detail },
+          original_request: `${this.#state.situation.goal}: ${action.lines[0]}`,
         },
         query,
       );
@@ -481,7 +661,7 @@ class ControlLoop {
     if (closer) {
       const check = await closer.check(
         {
-          structuredOutput: { goal: this.#state.situation.goal, action: action.summary, result: detail },
+          structuredOutput: { goal: this.#state.situation.goal, action: action.lines[0], result: detail },
           stepId: action.id,
           c3l: { c2: "complete", c3: "task" },
         },
@@ -509,9 +689,9 @@ class ControlLoop {
     const trajectory = {
       query: this.#state.situation.goal,
       generated_result: results
-        .map((result) => `${result.action.summary}: ${result.succeeded ? "done" : "FAILED"} (${result.detail})`)
+        .map((result) => `${result.action.lines[0]}: ${result.succeeded ? "done" : "FAILED"} (${result.detail})`)
         .join("\n"),
-      reasoning_steps: results.map((result) => `${result.action.type}: ${result.action.summary}`),
+      reasoning_steps: results.map((result) => `${result.action.type}: ${result.action.lines[0]}`),
       used_bullet_ids: [],
     };
     const report = results
