@@ -11,10 +11,12 @@
 use agent_governor::control::*;
 use serde_json::{Value, json};
 
-/// A loop and everything it has asked the host to do so far.
+/// A loop and everything it has asked the host to do so far. Like a driver, it saves the state on every
+/// `persist_state` and then confirms the save (`state_persisted`): the effects of both steps are returned.
 struct Host {
     state: ControlState,
     effects: Vec<ControlEffect>,
+    saved: Option<ControlState>,
 }
 
 impl Host {
@@ -22,20 +24,39 @@ impl Host {
         Self {
             state: ControlState::new("keep the task board tidy", rules),
             effects: Vec::new(),
+            saved: None,
         }
     }
 
     fn send(&mut self, event: ControlEvent) -> Vec<ControlEffect> {
+        let mut effects = self.send_unsaved(event);
+        let revision = effects.iter().find_map(|effect| match effect {
+            ControlEffect::PersistState { revision } => Some(*revision),
+            _ => None,
+        });
+        if let Some(revision) = revision {
+            self.saved = Some(self.state.clone());
+            effects.extend(self.send_unsaved(ControlEvent::StatePersisted { revision }));
+        }
+        effects
+    }
+
+    /// One step, with no save confirmed.
+    fn send_unsaved(&mut self, event: ControlEvent) -> Vec<ControlEffect> {
         let (next, effects) = step(&self.state, &event);
         self.state = next;
         self.effects.extend(effects.clone());
         effects
     }
 
+    fn restart(&mut self) -> Vec<ControlEffect> {
+        self.send(restarted("b2"))
+    }
+
     fn observe(&mut self, external: Value) -> Vec<ControlEffect> {
         self.send(ControlEvent::SituationChanged {
-            external,
-            internal: json!({}),
+            external: Some(external),
+            internal: Some(json!({})),
         })
     }
 
@@ -48,14 +69,14 @@ impl Host {
     }
 
     fn answer(&mut self, answer: &str) -> Vec<ControlEffect> {
-        let action_id = self
+        let request_id = self
             .state
             .in_progress
             .as_ref()
-            .map(|a| a.id.clone())
+            .map(Action::request_id)
             .unwrap_or_default();
         self.send(ControlEvent::ApprovalAnswered {
-            action_id,
+            request_id,
             answer: answer.to_owned(),
         })
     }
@@ -79,6 +100,20 @@ impl Host {
             text: text.to_owned(),
         })
     }
+}
+
+fn restarted(boot: &str) -> ControlEvent {
+    ControlEvent::HostRestarted {
+        boot: boot.to_owned(),
+        rules: None,
+        renderers: None,
+    }
+}
+
+fn persisted(effects: &[ControlEffect]) -> bool {
+    effects
+        .iter()
+        .any(|e| matches!(e, ControlEffect::PersistState { .. }))
 }
 
 fn close_ticket() -> Judgement {
@@ -180,7 +215,7 @@ fn the_llm_only_decides_the_machine_approves_executes_reports_and_saves() {
             ..
         }
     )));
-    assert!(reported.contains(&ControlEffect::PersistState));
+    assert!(persisted(&reported));
 }
 
 // ---- 自律と承認 ----
@@ -248,10 +283,7 @@ fn approval_is_asked_once_just_before_execution_never_at_judgement_time() {
         approval_request(&approved).is_none(),
         "asked once: y executes without asking again"
     );
-    assert!(matches!(
-        approved.first(),
-        Some(ControlEffect::Execute { .. })
-    ));
+    assert!(executes(&approved), "executed once the executing state is saved");
 }
 
 // ---- 承認フロー（詳細） ----
@@ -265,17 +297,23 @@ fn the_approval_request_is_two_lines_what_and_impact_scope() {
         action_type: "status_change".to_owned(),
         summary: "move T-7\nto done".to_owned(),
         impact_scope: "ticket T-7\r\n(board A)".to_owned(),
-        parameters: json!({}),
+        parameters: json!({"node_id": "T-7", "from": "review", "to": "done"}),
     });
     let lines = approval_request(&effects).unwrap();
+    // The machine states the request from the action itself; the model's words are its labelled note.
     assert_eq!(
         lines,
         [
-            "Execute: move T-7 to done".to_owned(),
-            "Impact: ticket T-7 (board A)".to_owned()
+            "Execute: status_change on T-7: review -> done".to_owned(),
+            "Impact: T-7".to_owned()
         ]
     );
     assert!(lines.iter().all(|line| !line.contains('\n')));
+    let note = effects.iter().find_map(|e| match e {
+        ControlEffect::RequestApproval { note, .. } => note.clone(),
+        _ => None,
+    });
+    assert_eq!(note.as_deref(), Some("move T-7 to done / ticket T-7 (board A)"));
 }
 
 #[test]
@@ -342,6 +380,7 @@ fn a_waiting_approval_survives_a_restart() {
     let mut reloaded = Host {
         state: serde_json::from_str(&saved).unwrap(),
         effects: Vec::new(),
+        saved: None,
     };
     assert_eq!(reloaded.state, host.state);
     assert_eq!(reloaded.state.mode, Mode::AwaitingApproval);
@@ -368,7 +407,7 @@ fn a_failure_stops_at_once_is_reported_and_running_again_needs_approval() {
     );
     assert!(!executes(&failed) && !asks_judge(&failed));
     let rerun = approval_request(&failed).expect("a re-run is offered for approval");
-    assert!(rerun[0].contains("run again: move ticket T-7"));
+    assert_eq!(rerun[0], "Execute: status_change on T-7: review -> done");
     assert_eq!(host.state.mode, Mode::Stopped);
     assert!(!asks_judge(&host.observe(json!({"later": true}))));
     assert!(!executes(&host.answer("maybe")));
@@ -439,7 +478,7 @@ fn an_interrupted_task_is_summarised_and_resume_or_discard_is_asked() {
     assert!(
         lines
             .iter()
-            .any(|line| line.contains("waiting for approval of: move ticket T-7"))
+            .any(|line| line.contains("waiting for approval of: status_change on T-7"))
     );
     assert!(lines.iter().any(|line| line.contains("resume / discard")));
     assert!(
@@ -458,7 +497,7 @@ fn an_interrupted_task_is_summarised_and_resume_or_discard_is_asked() {
     });
     assert_eq!(
         approval_request(&resumed).unwrap()[0],
-        "Execute: move ticket T-7 from review to done"
+        "Execute: status_change on T-7: review -> done"
     );
     assert!(executes(&host.answer("y")));
 }
@@ -504,8 +543,8 @@ fn an_apply_already_sent_is_awaited_and_recorded_never_abandoned() {
         }
     )));
     assert_eq!(
-        host.state.last_result.as_ref().unwrap().action.summary,
-        "move ticket T-7 from review to done"
+        host.state.last_result.as_ref().unwrap().action.what(),
+        "status_change on T-7: review -> done"
     );
     assert_eq!(host.state.mode, Mode::Interrupted);
     assert!(
@@ -635,7 +674,7 @@ fn a_rule_that_cannot_apply_at_once_stops_shows_restart_steps_and_offers_an_appr
     assert!(!executes(&approved), "the restart itself needs approval");
     let yes = host.answer("y");
     assert!(
-        matches!(yes.first(), Some(ControlEffect::Execute { action }) if action.action_type == "restart")
+        yes.iter().any(|effect| matches!(effect, ControlEffect::Execute { action, .. } if action.action_type == "restart"))
     );
 }
 
@@ -702,7 +741,7 @@ fn reports_go_to_the_chat_only_and_are_short() {
     let done = host.finish(true, &"very long result ".repeat(100));
     let reports = chat(&done);
     assert_eq!(reports.len(), 1);
-    assert!(reports[0].starts_with("move ticket T-7 from review to done: done ("));
+    assert!(reports[0].starts_with("status_change on T-7: review -> done: done ("));
     assert!(reports[0].chars().count() <= agent_governor::control::text::MAX_LINE_CHARS);
 }
 
@@ -734,7 +773,7 @@ fn the_execution_log_is_written_only_when_an_action_completes_with_the_seed_fiel
     let record = serde_json::to_value(&records[0]).unwrap();
     assert_eq!(
         record,
-        json!({"event_summary": "move ticket T-7 from review to done", "cause": "status is done", "impact_scope": "task board: ticket T-7"})
+        json!({"event_summary": "status_change on T-7: review -> done", "cause": "status is done", "impact_scope": "T-7"})
     );
 }
 
@@ -756,7 +795,7 @@ fn the_state_is_the_minimal_set_and_memory_is_bounded() {
     assert_eq!(host.state.memory.len(), 3);
     assert_eq!(
         host.state.intent.as_deref(),
-        Some("move ticket T-7 from review to done")
+        Some("status_change on T-7: review -> done")
     );
     assert!(
         matches!(&host.state.last_result, Some(ActionResult { succeeded: true, detail, .. }) if detail == "run 9")
@@ -767,10 +806,6 @@ fn the_state_is_the_minimal_set_and_memory_is_bounded() {
 fn stale_and_foreign_answers_change_nothing() {
     let host = awaiting_approval();
     for event in [
-        ControlEvent::ApprovalAnswered {
-            action_id: "a-999".to_owned(),
-            answer: "y".to_owned(),
-        },
         ControlEvent::ExecutionFinished {
             action_id: "a-1".to_owned(),
             succeeded: true,
@@ -794,7 +829,7 @@ fn stale_and_foreign_answers_change_nothing() {
 fn after_a_restart_the_waiting_question_is_asked_again_and_a_running_action_is_never_re_run() {
     // 状態保存は機械の責務: whatever the host was doing is lost in a restart; the state says what it was.
     let mut waiting = awaiting_approval();
-    let asked_again = waiting.send(ControlEvent::HostRestarted);
+    let asked_again = waiting.restart();
     assert!(
         approval_request(&asked_again).is_some(),
         "the approval is asked again"
@@ -805,7 +840,7 @@ fn after_a_restart_the_waiting_question_is_asked_again_and_a_running_action_is_n
     let mut judging = Host::new(Rules::default());
     judging.observe(json!({ "tickets": 1 }));
     let before = judging.state.judgement_id;
-    let rejudged = judging.send(ControlEvent::HostRestarted);
+    let rejudged = judging.restart();
     assert!(asks_judge(&rejudged), "a lost judgement is asked again");
     assert!(
         judging.state.judgement_id > before,
@@ -814,7 +849,7 @@ fn after_a_restart_the_waiting_question_is_asked_again_and_a_running_action_is_n
 
     let mut executing = awaiting_approval();
     assert!(executes(&executing.answer("y")));
-    let after = executing.send(ControlEvent::HostRestarted);
+    let after = executing.restart();
     assert!(
         !executes(&after),
         "an action whose outcome is unknown is never run again by itself"
@@ -823,12 +858,15 @@ fn after_a_restart_the_waiting_question_is_asked_again_and_a_running_action_is_n
     assert!(
         chat(&after)
             .iter()
-            .any(|line| line.contains("outcome is unknown"))
+            .any(|line| line.contains("Outcome unknown"))
     );
     assert!(
-        approval_request(&after).is_some(),
-        "running it again needs an approval"
+        after
+            .iter()
+            .any(|e| matches!(e, ControlEffect::RequestReconcile { .. })),
+        "a person is asked whether it was applied"
     );
+    assert_eq!(executing.state.unreconciled.len(), 1);
 }
 
 #[test]

@@ -35,23 +35,10 @@ pub const MAX_HOST_SETTINGS_BYTES: usize = 16 * 1024;
 /// Agent settings (self-modification's values), as JSON, in bytes.
 pub const MAX_SETTINGS_BYTES: usize = 32 * 1024;
 
-/// The size of `value` as JSON, in bytes.
+/// The size of `value` as JSON, in bytes. (Written out with the one serializer the module already
+/// instantiates for every type: a counting writer would compile a second copy of all of them.)
 pub fn json_bytes<T: Serialize>(value: &T) -> usize {
-    struct Counter(usize);
-    impl std::io::Write for Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    match serde_json::to_writer(&mut counter, value) {
-        Ok(()) => counter.0,
-        Err(_) => usize::MAX,
-    }
+    serde_json::to_vec(value).map_or(usize::MAX, |bytes| bytes.len())
 }
 
 /// `text` cut to at most `max` bytes at a character boundary, marked when cut.
