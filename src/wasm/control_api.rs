@@ -8,7 +8,9 @@ use super::llm_ports::{JsPromptLoader, JsQueryFn};
 use super::ports::optional_function;
 use crate::control::judge::{JudgePromptLocation, JudgeRequest, ask_judge};
 use crate::control::judgement_answer::judgement_schema;
-use crate::control::log::{DEFAULT_LOG_LIMIT_BYTES, execution_line, otel_record, retained, tail};
+use crate::control::log::{
+    DEFAULT_LOG_LIMIT_BYTES, execution_line, otel_record, retained_from, tail,
+};
 use crate::control::render::{Renderer, check_renderer};
 use crate::control::{ControlEvent, ControlState, LogChannel, LogRecord, Rules, bounds, step};
 use crate::input::InputError;
@@ -512,27 +514,61 @@ fn optional_count(path: &str, value: &JsValue, default: usize) -> Result<usize, 
     }
 }
 
-/// What a log keeps under `limitBytes` (default 10 MB): its newest whole lines, the oldest dropped first.
-#[wasm_bindgen(js_name = retainLog)]
+/// What a log keeps under `limitBytes` bytes of UTF-8 (default 10 MB, the seed's): its newest whole lines,
+/// as many as fit, the oldest dropped first. Lines end in `\n` (a `\r` before it stays with its line); the
+/// cut is always at a line start, never inside a character. A newest line longer than the limit by itself
+/// is kept alone; a log that fits is returned as it is. `log` may be up to 64 MiB (`MAX_LOG_TEXT_BYTES`,
+/// in UTF-16 code units and in bytes of UTF-8); a longer log, a non-string or text with a lone surrogate
+/// is an `AgentGovernorError` (`invalid_input`, path `log`).
+#[wasm_bindgen(js_name = retainLog, unchecked_return_type = "string")]
 pub fn retain_log(
     #[wasm_bindgen(unchecked_param_type = "string")] log: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "number")] limit_bytes: JsValue,
-) -> Result<String, JsValue> {
-    let log = super::args::text("log", &log).map_err(invalid)?;
+) -> Result<JsValue, JsValue> {
+    let bytes =
+        super::args::large_utf8("log", &log, super::args::MAX_LOG_TEXT_BYTES).map_err(invalid)?;
     let limit =
         optional_count("limitBytes", &limit_bytes, DEFAULT_LOG_LIMIT_BYTES).map_err(invalid)?;
-    Ok(retained(&log, limit).to_owned())
+    // The cut is after a newline, so the kept bytes are whole UTF-8 text; a log that fits goes back as the
+    // caller's own string (nothing is copied out).
+    Ok(match bytes.get(retained_from(&bytes, limit)..) {
+        Some(kept) if kept.len() < bytes.len() => super::args::utf8_to_js(kept).into(),
+        _ => log,
+    })
 }
 
-/// The last `lines` lines of a log (clamped to 200-500; default 300), as the judge reads them.
+/// The last `lines` lines of a log (clamped to 200-500; default 300), as the judge reads them: whole lines
+/// with their newlines, the newest last; the whole log when it has fewer. Only about the tail is copied
+/// into wasm memory. `log` may be up to 64 Mi UTF-16 code units long (`MAX_LOG_TEXT_BYTES`); a longer
+/// log, a non-string or text with a lone surrogate is an `AgentGovernorError` (`invalid_input`, path
+/// `log`).
 #[wasm_bindgen(js_name = logTail)]
 pub fn log_tail(
     #[wasm_bindgen(unchecked_param_type = "string")] log: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "number")] lines: JsValue,
 ) -> Result<String, JsValue> {
-    let log = super::args::text("log", &log).map_err(invalid)?;
+    let log = super::args::checked_string("log", &log, super::args::MAX_LOG_TEXT_BYTES)
+        .map_err(invalid)?;
     let lines = optional_count("lines", &lines, 300).map_err(invalid)?;
-    Ok(tail(&log, lines).to_owned())
+    Ok(tail_of_js(log, lines))
+}
+
+/// [`tail`] of a log left in JS: suffixes of 64 Ki code units, then twice as long each time, are copied
+/// until one holds the line start the tail begins at (or is the whole log). A cut after a newline inside a
+/// suffix is the whole log's cut too; where the suffix itself begins (mid-line, even between the halves
+/// of a surrogate pair, which read as U+FFFD) is never part of the answer.
+fn tail_of_js(log: &js_sys::JsString, lines: usize) -> String {
+    let units = log.length();
+    let mut size: u32 = 1 << 16;
+    loop {
+        let from = units.saturating_sub(size);
+        let suffix = String::from(log.slice(from, units));
+        let kept = tail(&suffix, lines);
+        if from == 0 || kept.len() < suffix.len() {
+            return kept.to_owned();
+        }
+        size = size.saturating_mul(2);
+    }
 }
 
 /// A log record as an OpenTelemetry GenAI-style span or event. `tool` names the action (`{ name, callId }`)
