@@ -283,7 +283,10 @@ fn approval_is_asked_once_just_before_execution_never_at_judgement_time() {
         approval_request(&approved).is_none(),
         "asked once: y executes without asking again"
     );
-    assert!(executes(&approved), "executed once the executing state is saved");
+    assert!(
+        executes(&approved),
+        "executed once the executing state is saved"
+    );
 }
 
 // ---- 承認フロー（詳細） ----
@@ -313,7 +316,10 @@ fn the_approval_request_is_two_lines_what_and_impact_scope() {
         ControlEffect::RequestApproval { note, .. } => note.clone(),
         _ => None,
     });
-    assert_eq!(note.as_deref(), Some("move T-7 to done / ticket T-7 (board A)"));
+    assert_eq!(
+        note.as_deref(),
+        Some("move T-7 to done / ticket T-7 (board A)")
+    );
 }
 
 #[test]

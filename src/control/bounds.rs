@@ -78,13 +78,19 @@ pub fn trim_memory(state: &mut ControlState) {
         state.memory.pop_front();
     }
     let limit = state.memory_limit_bytes.clamp(1024, MAX_MEMORY_LIMIT_BYTES);
-    let mut sizes: Vec<usize> = state.memory.iter().map(json_bytes).collect();
-    let mut total: usize = sizes.iter().sum();
-    while total > limit && state.memory.len() > 1 {
-        state.memory.pop_front();
-        total -= sizes.remove(0);
+    // Newest first: keep results while they fit (the newest always), drop everything older.
+    let mut total = 0usize;
+    let mut keep = 0usize;
+    for result in state.memory.iter().rev() {
+        total = total.saturating_add(json_bytes(result));
+        if total > limit && keep > 0 {
+            break;
+        }
+        keep += 1;
     }
-    if total > limit {
+    let drop = state.memory.len() - keep;
+    state.memory.drain(..drop);
+    if total > limit && keep == 1 && json_bytes(&state.memory) > limit {
         // A single result larger than the budget (only a state altered outside the loop has one).
         state.memory.clear();
     }
@@ -96,8 +102,8 @@ fn bound_text(text: &mut String, max: usize) {
     }
 }
 
-/// Brings any state (one the host hands back, or the step's own) within the bounds: the step calls it
-/// after every event, so what it returns always fits in [`MAX_STATE_BYTES`].
+/// The cheap checks the step makes after every event (lengths only; observations are bounded when they
+/// arrive), so what it returns always fits in [`MAX_STATE_BYTES`].
 pub fn fit(state: &mut ControlState) {
     let situation = &mut state.situation;
     bound_text(&mut situation.goal, MAX_GOAL_BYTES);
@@ -106,12 +112,6 @@ pub fn fit(state: &mut ControlState) {
     }
     if let Some(message) = state.interrupt_after_execution.as_mut() {
         bound_text(message, MAX_INSTRUCTION_BYTES);
-    }
-    for observed in [&mut situation.external, &mut situation.internal] {
-        if !matches!(observed, Value::Null | Value::Bool(_) | Value::Number(_)) {
-            let bounded = bounded_observation(observed);
-            *observed = bounded;
-        }
     }
     if state.memory.len() > state.memory_limit.clamp(1, MAX_MEMORY_LIMIT) {
         trim_memory(state);
@@ -130,6 +130,11 @@ pub fn fit(state: &mut ControlState) {
 /// memory measured in bytes, and, should the state still be too large, the oldest results dropped.
 pub fn fit_loaded(state: &mut ControlState) {
     fit(state);
+    let situation = &mut state.situation;
+    for observed in [&mut situation.external, &mut situation.internal] {
+        let bounded = bounded_observation(observed);
+        *observed = bounded;
+    }
     trim_memory(state);
     while json_bytes(state) > MAX_STATE_BYTES && !state.memory.is_empty() {
         state.memory.pop_front();

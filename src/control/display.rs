@@ -68,8 +68,14 @@ mod tests {
     #[test]
     fn controls_bidi_and_zero_width_characters_are_made_visible() {
         assert_eq!(display_safe("T-1\u{202E}enod"), "T-1<U+202E>enod");
-        assert_eq!(display_safe("\u{1b}[1mbold\u{1b}[0m"), "<U+001B>[1mbold<U+001B>[0m");
-        assert_eq!(display_safe("a\u{0}b\u{200B}c\u{FEFF}"), "a<U+0000>b<U+200B>c<U+FEFF>");
+        assert_eq!(
+            display_safe("\u{1b}[1mbold\u{1b}[0m"),
+            "<U+001B>[1mbold<U+001B>[0m"
+        );
+        assert_eq!(
+            display_safe("a\u{0}b\u{200B}c\u{FEFF}"),
+            "a<U+0000>b<U+200B>c<U+FEFF>"
+        );
         assert_eq!(display_safe("y\u{85}"), "y<U+0085>");
         assert_eq!(display_safe("tag\u{E0041}"), "tag<U+E0041>");
         assert_eq!(display_safe("チケット T-1 ✅"), "チケット T-1 ✅");
@@ -78,7 +84,10 @@ mod tests {
     #[test]
     fn identifiers_show_look_alikes() {
         assert_eq!(display_identifier("status_change"), "status_change");
-        assert_eq!(display_identifier("st\u{430}tus_change"), "st<U+0430>tus_change");
+        assert_eq!(
+            display_identifier("st\u{430}tus_change"),
+            "st<U+0430>tus_change"
+        );
         assert_eq!(display_identifier("a b"), "a<U+0020>b");
     }
 }

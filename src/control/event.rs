@@ -121,14 +121,17 @@ pub enum ControlEffect {
         digest: String,
     },
     /// Ask a person whether an action with an unknown outcome was applied (`applied` / `not_applied`).
-    RequestReconcile { action_id: String, lines: [String; 2] },
+    RequestReconcile {
+        action_id: String,
+        lines: [String; 2],
+    },
     /// An answer was not taken (another request's id, or nothing waits): the host tells its sender.
     AnswerRefused { request_id: String, reason: String },
     /// Execute `action` (through the Executor for a state change), approved as `approval` states; answer
     /// with `ExecutionFinished`. Emitted once per action, only after the state saying it executes was saved.
     Execute {
-        action: Action,
-        approval: ApprovalRecord,
+        action: Box<Action>,
+        approval: Box<ApprovalRecord>,
     },
     /// Write to the chat: short reports, replies and questions.
     ReportToChat { text: String },

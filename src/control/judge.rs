@@ -113,7 +113,9 @@ fn observation(value: &Value) -> String {
     match value {
         Value::Null => quoted("(nothing reported)"),
         Value::String(text) => quoted(&bounded(text.clone())),
-        other => quoted(&bounded(serde_json::to_string_pretty(other).unwrap_or_default())),
+        other => quoted(&bounded(
+            serde_json::to_string_pretty(other).unwrap_or_default(),
+        )),
     }
 }
 

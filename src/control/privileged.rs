@@ -72,9 +72,10 @@ fn set_goal(machine: &mut StepMachine, goal: &str) -> Result<String, String> {
 }
 
 fn discard(machine: &mut StepMachine) -> Result<String, String> {
+    let running = machine.dispatched();
     let state = machine.state_mut();
     match state.mode {
-        Mode::Executing => {
+        Mode::Executing if running => {
             return Err("an action is running; it finishes and is recorded first".to_owned());
         }
         Mode::Judging => {
@@ -85,6 +86,7 @@ fn discard(machine: &mut StepMachine) -> Result<String, String> {
     }
     let state = machine.state_mut();
     state.in_progress = None;
+    state.execution = None;
     state.interrupted = None;
     state.failed = None;
     state.intent = None;
@@ -107,10 +109,16 @@ fn resume(machine: &mut StepMachine) -> Result<String, String> {
 fn whitelist(machine: &mut StepMachine, action_type: &str, add: bool) -> Result<String, String> {
     let rules = &mut machine.state_mut().rules;
     if add && action_type.len() > super::bounds::MAX_ENTRY_BYTES {
-        return Err(format!("an action type is at most {} bytes", super::bounds::MAX_ENTRY_BYTES));
+        return Err(format!(
+            "an action type is at most {} bytes",
+            super::bounds::MAX_ENTRY_BYTES
+        ));
     }
     if add && rules.whitelist.len() >= super::bounds::MAX_WHITELIST_ENTRIES {
-        return Err(format!("the whitelist holds at most {} entries", super::bounds::MAX_WHITELIST_ENTRIES));
+        return Err(format!(
+            "the whitelist holds at most {} entries",
+            super::bounds::MAX_WHITELIST_ENTRIES
+        ));
     }
     let shown = super::display::display_identifier(action_type);
     if add {
@@ -131,7 +139,10 @@ fn whitelist(machine: &mut StepMachine, action_type: &str, add: bool) -> Result<
 
 fn set_prefix(machine: &mut StepMachine, token: &str) -> Result<String, String> {
     if token.len() > super::bounds::MAX_ENTRY_BYTES {
-        return Err(format!("a prefix is at most {} bytes", super::bounds::MAX_ENTRY_BYTES));
+        return Err(format!(
+            "a prefix is at most {} bytes",
+            super::bounds::MAX_ENTRY_BYTES
+        ));
     }
     let rules = &mut machine.state_mut().rules;
     rules.privileged_prefix = token.to_owned();

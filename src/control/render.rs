@@ -62,15 +62,14 @@ impl std::fmt::Display for RenderError {
 /// A renderer's templates are checked when the host supplies them: short, one line, placeholders that
 /// are plain names.
 pub fn check_renderer(renderer: &Renderer) -> Result<(), String> {
-    for (name, template) in [
-        ("execute", &renderer.execute),
-        ("impact", &renderer.impact),
-    ] {
+    for (name, template) in [("execute", &renderer.execute), ("impact", &renderer.impact)] {
         if template.trim().is_empty() {
             return Err(format!("`{name}` must not be empty"));
         }
         if template.chars().count() > MAX_TEMPLATE_CHARS {
-            return Err(format!("`{name}` is longer than {MAX_TEMPLATE_CHARS} characters"));
+            return Err(format!(
+                "`{name}` is longer than {MAX_TEMPLATE_CHARS} characters"
+            ));
         }
         if template.chars().any(super::display::is_invisible_control) {
             return Err(format!("`{name}` holds control or invisible characters"));
@@ -106,11 +105,7 @@ fn placeholders(template: &str) -> Vec<Placeholder<'_>> {
             return pieces;
         };
         let name = after.get(..close).unwrap_or("");
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             pieces.push(Placeholder::Malformed);
             return pieces;
         }
@@ -133,7 +128,11 @@ fn shown(value: &Value) -> String {
     display_safe(&fold_whitespace(&text))
 }
 
-fn fill(template: &str, parameters: &Map<String, Value>, used: &mut Vec<String>) -> Result<String, RenderError> {
+fn fill(
+    template: &str,
+    parameters: &Map<String, Value>,
+    used: &mut Vec<String>,
+) -> Result<String, RenderError> {
     let mut out = String::new();
     for piece in placeholders(template) {
         match piece {
@@ -216,7 +215,9 @@ pub fn task_lines(
         } else {
             format!("{shown_type} with {}", all.join(", "))
         };
-        let impact = format!("whatever {shown_type} touches with these parameters (no renderer states its scope)");
+        let impact = format!(
+            "whatever {shown_type} touches with these parameters (no renderer states its scope)"
+        );
         let used = parameters.keys().cloned().collect();
         (execute, impact, used)
     };
@@ -234,7 +235,9 @@ pub fn task_lines(
 
 /// SHA-256 (hex) of the canonical JSON of `value` (keys sorted, no spaces): what a `y` binds to.
 pub fn digest_of(value: &Value) -> String {
-    hex::encode(Sha256::digest(crate::input::to_json_string(value).as_bytes()))
+    hex::encode(Sha256::digest(
+        crate::input::to_json_string(value).as_bytes(),
+    ))
 }
 
 /// The id of the approval request for an action with `id`, `digest` and `lines`: a request whose lines or
@@ -275,8 +278,16 @@ mod tests {
             &BTreeMap::new(),
         )
         .unwrap();
-        assert_eq!(lines[0], "Execute: status_change on T-1<U+202E>: a -> b; also force=true");
-        let generic = task_lines("send_mail", &json!({"to": "x@y", "body": "hi\nthere"}), &BTreeMap::new()).unwrap();
+        assert_eq!(
+            lines[0],
+            "Execute: status_change on T-1<U+202E>: a -> b; also force=true"
+        );
+        let generic = task_lines(
+            "send_mail",
+            &json!({"to": "x@y", "body": "hi\nthere"}),
+            &BTreeMap::new(),
+        )
+        .unwrap();
         assert_eq!(generic[0], "Execute: send_mail with body=hi there, to=x@y");
     }
 
@@ -284,10 +295,21 @@ mod tests {
     fn a_host_renderer_fills_its_templates_and_appends_the_rest() {
         let renderers = BTreeMap::from([(
             "send_mail".to_owned(),
-            Renderer { execute: "send {subject} to {to}".to_owned(), impact: "mailbox of {to}".to_owned() },
+            Renderer {
+                execute: "send {subject} to {to}".to_owned(),
+                impact: "mailbox of {to}".to_owned(),
+            },
         )]);
-        let lines = task_lines("send_mail", &json!({"to": "a@b", "subject": "Invoice", "cc": "c@d"}), &renderers).unwrap();
-        assert_eq!(lines[0], "Execute: send Invoice to a@b (send_mail); also cc=c@d");
+        let lines = task_lines(
+            "send_mail",
+            &json!({"to": "a@b", "subject": "Invoice", "cc": "c@d"}),
+            &renderers,
+        )
+        .unwrap();
+        assert_eq!(
+            lines[0],
+            "Execute: send Invoice to a@b (send_mail); also cc=c@d"
+        );
         assert_eq!(lines[1], "Impact: mailbox of a@b");
         assert_eq!(
             task_lines("send_mail", &json!({"subject": "x"}), &renderers),
@@ -308,9 +330,21 @@ mod tests {
     fn request_ids_change_with_lines_or_digest() {
         let lines = ["a".to_owned(), "b".to_owned()];
         let other = ["a".to_owned(), "c".to_owned()];
-        assert_ne!(request_id("a-1", "d", &lines), request_id("a-1", "d", &other));
-        assert_ne!(request_id("a-1", "d", &lines), request_id("a-1", "e", &lines));
-        assert_eq!(request_id("a-1", "d", &lines), request_id("a-1", "d", &lines));
-        assert_eq!(digest_of(&json!({"b": 1, "a": 2})), digest_of(&json!({"a": 2, "b": 1})));
+        assert_ne!(
+            request_id("a-1", "d", &lines),
+            request_id("a-1", "d", &other)
+        );
+        assert_ne!(
+            request_id("a-1", "d", &lines),
+            request_id("a-1", "e", &lines)
+        );
+        assert_eq!(
+            request_id("a-1", "d", &lines),
+            request_id("a-1", "d", &lines)
+        );
+        assert_eq!(
+            digest_of(&json!({"b": 1, "a": 2})),
+            digest_of(&json!({"a": 2, "b": 1}))
+        );
     }
 }

@@ -81,12 +81,16 @@ pub struct Action {
 impl Action {
     /// What will be executed, as the machine states it (the first line without its label).
     pub fn what(&self) -> &str {
-        self.lines[0].strip_prefix("Execute: ").unwrap_or(&self.lines[0])
+        self.lines[0]
+            .strip_prefix("Execute: ")
+            .unwrap_or(&self.lines[0])
     }
 
     /// What it touches, as the machine states it (the second line without its label).
     pub fn scope(&self) -> &str {
-        self.lines[1].strip_prefix("Impact: ").unwrap_or(&self.lines[1])
+        self.lines[1]
+            .strip_prefix("Impact: ")
+            .unwrap_or(&self.lines[1])
     }
 
     /// The id of the approval request that shows this action (it changes when the lines or the digest do).

@@ -108,8 +108,10 @@ impl Machine {
     /// "The judgement cycle turns on a change of the situation": only a change, and only when idle.
     fn situation_changed(&mut self, external: Option<&Value>, internal: Option<&Value>) {
         let situation = &self.state.situation;
-        let external = external.map_or_else(|| situation.external.clone(), bounds::bounded_observation);
-        let internal = internal.map_or_else(|| situation.internal.clone(), bounds::bounded_observation);
+        let external =
+            external.map_or_else(|| situation.external.clone(), bounds::bounded_observation);
+        let internal =
+            internal.map_or_else(|| situation.internal.clone(), bounds::bounded_observation);
         if situation.external == external && situation.internal == internal {
             return;
         }
@@ -217,7 +219,9 @@ impl Machine {
                     Some(one_line(reason)),
                 ) {
                     Ok(action) => self.request_approval(action),
-                    Err(error) => self.judge_failed(&format!("the rule change cannot be shown: {error}")),
+                    Err(error) => {
+                        self.judge_failed(&format!("the rule change cannot be shown: {error}"))
+                    }
                 }
             }
             Judgement::AdjustSetting { key, value, reason } => {
@@ -263,7 +267,9 @@ impl Machine {
             Some(one_line(reason)),
         ) {
             Ok(action) => self.request_approval(action),
-            Err(error) => self.judge_failed(&format!("the setting change cannot be shown: {error}")),
+            Err(error) => {
+                self.judge_failed(&format!("the setting change cannot be shown: {error}"))
+            }
         }
     }
 
@@ -274,7 +280,10 @@ impl Machine {
         let cause = one_line(error);
         self.chat(&format!("Stopped: the judgement failed ({cause})."));
         self.log(LogChannel::Cli, "judgement failed", &cause, "judge");
-        self.halt(HaltKind::JudgementFailed, &format!("the judgement failed: {cause}"));
+        self.halt(
+            HaltKind::JudgementFailed,
+            &format!("the judgement failed: {cause}"),
+        );
         self.persist();
     }
 
@@ -398,12 +407,19 @@ impl Machine {
     }
 
     fn approved(&mut self, action: Action, request_id: &str) {
-        if action.digest != Action::expected_digest(&action.action_type, &action.parameters, &action.purpose) {
+        if action.digest
+            != Action::expected_digest(&action.action_type, &action.parameters, &action.purpose)
+        {
             // A state altered outside the loop: what was shown is not what would run.
             self.state.in_progress = None;
             self.state.mode = Mode::Stopped;
             self.chat("Not executed: the action no longer matches what was shown for approval.");
-            self.log(LogChannel::Cli, "approval refused", "the action's digest does not match", action.scope());
+            self.log(
+                LogChannel::Cli,
+                "approval refused",
+                "the action's digest does not match",
+                action.scope(),
+            );
             self.halt(HaltKind::Failed, "the action changed after it was shown");
             self.persist();
             return;
@@ -495,7 +511,10 @@ impl Machine {
                 "Not executed: {} actions have an unknown outcome; reconcile them first.",
                 self.state.unreconciled.len()
             ));
-            self.halt(HaltKind::OutcomeUnknown, "actions with an unknown outcome wait for a person");
+            self.halt(
+                HaltKind::OutcomeUnknown,
+                "actions with an unknown outcome wait for a person",
+            );
             self.persist();
             return;
         }
@@ -523,9 +542,23 @@ impl Machine {
         if execution.dispatched || execution.written_at == 0 || revision < execution.written_at {
             return;
         }
-        execution.dispatched = true;
         let approval = execution.approval.clone();
-        self.effects.push(ControlEffect::Execute { action, approval });
+        let entry = approval.whitelist_entry.clone();
+        if approval.by == ApprovedBy::Whitelist
+            && !entry.is_some_and(|entry| self.state.rules.whitelist.contains(&entry))
+        {
+            // The whitelist changed before the action started: it is asked for like any other.
+            self.state.execution = None;
+            self.request_approval(action);
+            return;
+        }
+        if let Some(execution) = self.state.execution.as_mut() {
+            execution.dispatched = true;
+        }
+        self.effects.push(ControlEffect::Execute {
+            action: Box::new(action),
+            approval: Box::new(approval),
+        });
     }
 
     /// The host could not save: an approved action still waiting for its save is not executed.
@@ -533,10 +566,17 @@ impl Machine {
         let cause = one_line(error);
         let waiting = self.state.mode == Mode::Executing
             && self.state.execution.as_ref().is_some_and(|execution| {
-                !execution.dispatched && execution.written_at != 0 && revision >= execution.written_at
+                !execution.dispatched
+                    && execution.written_at != 0
+                    && revision >= execution.written_at
             });
         if !waiting {
-            self.log(LogChannel::Cli, "state not saved", &cause, "the loop's state");
+            self.log(
+                LogChannel::Cli,
+                "state not saved",
+                &cause,
+                "the loop's state",
+            );
             return;
         }
         let Some(action) = self.state.in_progress.take() else {
@@ -547,9 +587,20 @@ impl Machine {
             "Not executed: {} (the state could not be saved: {cause}). Approve it again to run it.",
             action.what()
         ));
-        self.log(LogChannel::Cli, "not executed: state not saved", &cause, action.scope());
-        self.halt(HaltKind::NotPersisted, "the state could not be saved before an execution");
-        self.offer_again(&action, "offered again: the state could not be saved before it ran");
+        self.log(
+            LogChannel::Cli,
+            "not executed: state not saved",
+            &cause,
+            action.scope(),
+        );
+        self.halt(
+            HaltKind::NotPersisted,
+            "the state could not be saved before an execution",
+        );
+        self.offer_again(
+            &action,
+            "offered again: the state could not be saved before it ran",
+        );
         self.persist();
     }
 
@@ -634,7 +685,9 @@ impl Machine {
             self.failed(&action);
             return;
         }
-        self.state.failed_digests.retain(|digest| digest != &action.digest);
+        self.state
+            .failed_digests
+            .retain(|digest| digest != &action.digest);
         self.state.failed = None;
         match interruption {
             Some(message) => {
@@ -669,7 +722,11 @@ impl Machine {
         rules: Option<&super::state::Rules>,
         renderers: Option<&std::collections::BTreeMap<String, render::Renderer>>,
     ) {
-        let boot = one_line(boot).chars().filter(char::is_ascii_alphanumeric).take(32).collect::<String>();
+        let boot = one_line(boot)
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(32)
+            .collect::<String>();
         self.state.boot = if boot.is_empty() {
             format!("{}r{}", self.state.boot, self.state.revision)
         } else {
@@ -710,7 +767,12 @@ impl Machine {
         let Some(mut action) = self.state.in_progress.clone() else {
             return;
         };
-        match machine_lines(&self.state, &action.action_type, &action.parameters, &action.purpose) {
+        match machine_lines(
+            &self.state,
+            &action.action_type,
+            &action.parameters,
+            &action.purpose,
+        ) {
             Ok(lines) => {
                 action.lines = lines;
                 self.state.in_progress = Some(action);
@@ -719,7 +781,10 @@ impl Machine {
                 self.state.in_progress = None;
                 self.state.mode = Mode::Stopped;
                 self.chat(&format!("The waiting approval was dropped: {error}."));
-                self.halt(HaltKind::JudgementFailed, "a waiting action can no longer be shown");
+                self.halt(
+                    HaltKind::JudgementFailed,
+                    "a waiting action can no longer be shown",
+                );
             }
         }
     }
@@ -771,14 +836,20 @@ impl Machine {
         let waiting = self.state.unreconciled.remove(index);
         let action = waiting.action;
         if applied {
-            self.state.failed_digests.retain(|digest| digest != &action.digest);
+            self.state
+                .failed_digests
+                .retain(|digest| digest != &action.digest);
             self.complete(&action, true, "reconciled by a person: applied");
         } else {
             self.complete(&action, false, "reconciled by a person: not applied");
         }
         let resolved = self.state.unreconciled.is_empty()
             && self.state.mode == Mode::Stopped
-            && self.state.halt.as_ref().is_some_and(|halt| halt.kind == HaltKind::OutcomeUnknown)
+            && self
+                .state
+                .halt
+                .as_ref()
+                .is_some_and(|halt| halt.kind == HaltKind::OutcomeUnknown)
             && self.state.in_progress.is_none();
         if resolved {
             self.ask_judge();
@@ -813,19 +884,13 @@ impl Machine {
                     "the agent was deciding what to do next",
                 );
             }
-            Mode::AwaitingApproval => {
-                let waiting = self.state.in_progress.take();
-                let description = waiting.as_ref().map_or_else(
-                    || "the agent was waiting for an approval".to_owned(),
-                    |action| format!("the agent was waiting for approval of: {}", action.what()),
-                );
-                let task = waiting.map_or(InterruptedTask::Nothing, |action| {
-                    InterruptedTask::AwaitingApproval {
-                        action: Box::new(action),
-                    }
-                });
-                self.interrupt(task, &description);
+            Mode::Executing if !self.dispatched() => {
+                // Approved but not started (its save is not confirmed): the person's message wins; the
+                // action runs only after a fresh y, if they resume it.
+                self.state.execution = None;
+                self.interrupt_waiting();
             }
+            Mode::AwaitingApproval => self.interrupt_waiting(),
             Mode::Executing => {
                 // An Apply already sent is awaited and recorded, never abandoned.
                 self.state.interrupt_after_execution = Some(text.to_owned());
@@ -833,6 +898,31 @@ impl Machine {
                 self.persist();
             }
             Mode::Interrupted => self.ask_resume_or_discard(),
+        }
+    }
+
+    /// Whether the executing action's `execute` effect was emitted.
+    pub(super) fn dispatched(&self) -> bool {
+        self.state
+            .execution
+            .as_ref()
+            .is_some_and(|execution| execution.dispatched)
+    }
+
+    /// The waiting action is set aside as the interrupted task (resume asks for a y again).
+    fn interrupt_waiting(&mut self) {
+        {
+            let waiting = self.state.in_progress.take();
+            let description = waiting.as_ref().map_or_else(
+                || "the agent was waiting for an approval".to_owned(),
+                |action| format!("the agent was waiting for approval of: {}", action.what()),
+            );
+            let task = waiting.map_or(InterruptedTask::Nothing, |action| {
+                InterruptedTask::AwaitingApproval {
+                    action: Box::new(action),
+                }
+            });
+            self.interrupt(task, &description);
         }
     }
 
@@ -965,7 +1055,10 @@ fn machine_lines(
     let lines = match purpose {
         Purpose::Task => return render::task_lines(action_type, parameters, &state.renderers),
         Purpose::RuleChange { change } => [
-            format!("Execute: change the rules: {}", describe_rule_change(change)),
+            format!(
+                "Execute: change the rules: {}",
+                describe_rule_change(change)
+            ),
             "Impact: the loop's rules".to_owned(),
         ],
         Purpose::SelfModification { key, value } => {
@@ -1002,7 +1095,10 @@ fn machine_lines(
 }
 
 /// A rule change the loop can keep: entries of bounded size and number, host settings of bounded size.
-fn check_rule_change(state: &ControlState, change: &super::state::RuleChange) -> Result<(), String> {
+fn check_rule_change(
+    state: &ControlState,
+    change: &super::state::RuleChange,
+) -> Result<(), String> {
     let entries = change.whitelist_add.iter().chain(&change.whitelist_remove);
     for entry in entries {
         if entry.trim().is_empty() || entry.len() > bounds::MAX_ENTRY_BYTES {
@@ -1019,7 +1115,10 @@ fn check_rule_change(state: &ControlState, change: &super::state::RuleChange) ->
         ));
     }
     if let Some(prefix) = &change.privileged_prefix {
-        if prefix.is_empty() || prefix.len() > bounds::MAX_ENTRY_BYTES || prefix.contains(char::is_whitespace) {
+        if prefix.is_empty()
+            || prefix.len() > bounds::MAX_ENTRY_BYTES
+            || prefix.contains(char::is_whitespace)
+        {
             return Err("the privileged prefix must be one token".to_owned());
         }
     }

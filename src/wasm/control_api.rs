@@ -266,7 +266,10 @@ fn check_rules(path: &str, rules: &Rules) -> Result<(), InputError> {
         }
     }
     let prefix = &rules.privileged_prefix;
-    if prefix.is_empty() || prefix.len() > bounds::MAX_ENTRY_BYTES || prefix.contains(char::is_whitespace) {
+    if prefix.is_empty()
+        || prefix.len() > bounds::MAX_ENTRY_BYTES
+        || prefix.contains(char::is_whitespace)
+    {
         return Err(InputError::invalid(
             format!("{path}.privilegedPrefix"),
             "must be one token (no spaces)",
@@ -283,7 +286,10 @@ fn check_rules(path: &str, rules: &Rules) -> Result<(), InputError> {
 
 fn check_renderers(path: &str, renderers: &BTreeMap<String, Renderer>) -> Result<(), InputError> {
     if renderers.len() > bounds::MAX_WHITELIST_ENTRIES {
-        return Err(InputError::invalid(path, format!("at most {} renderers", bounds::MAX_WHITELIST_ENTRIES)));
+        return Err(InputError::invalid(
+            path,
+            format!("at most {} renderers", bounds::MAX_WHITELIST_ENTRIES),
+        ));
     }
     for (action_type, renderer) in renderers {
         check_renderer(renderer)

@@ -75,7 +75,8 @@ pub fn from_js_within<T: DeserializeOwned>(
     value: &JsValue,
     limit: usize,
 ) -> Result<T, InputError> {
-    if js_sys::Array::is_array(value) || (value.is_object() && !super::args::is_plain_object(value)) {
+    if js_sys::Array::is_array(value) || (value.is_object() && !super::args::is_plain_object(value))
+    {
         return from_js(path, value);
     }
     let text = to_json_text_within(path, value, limit)?;
