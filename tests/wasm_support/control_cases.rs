@@ -12,20 +12,41 @@ use wasm_bindgen_test::wasm_bindgen_test;
 /// A loop driven through the export: the state, and the effects of the last step.
 struct Host {
     state: JsValue,
+    requests: Vec<String>,
 }
 
 impl Host {
     fn new(setup: &str) -> Self {
         Self {
             state: new_control_state(js(setup)).unwrap(),
+            requests: Vec::new(),
         }
     }
 
+    /// One step, then (like a driver that saved the state) the save confirmed: both steps' effects.
     fn send(&mut self, event: &str) -> Vec<JsValue> {
+        let mut effects = self.step(event);
+        let saved = effects
+            .iter()
+            .find(|effect| text(effect, "effect") == "persist_state")
+            .map(|effect| get(effect, "revision").as_f64().unwrap());
+        if let Some(revision) = saved {
+            effects.extend(self.step(&format!(
+                "{{ event: 'state_persisted', revision: {revision} }}"
+            )));
+        }
+        effects
+    }
+
+    fn step(&mut self, event: &str) -> Vec<JsValue> {
         let result = control_step(self.state.clone(), js(event)).unwrap();
-        self.state = get(&result, "effects");
-        let effects: Vec<JsValue> = Array::from(&self.state).iter().collect();
+        let effects: Vec<JsValue> = Array::from(&get(&result, "effects")).iter().collect();
         self.state = get(&result, "state");
+        for effect in &effects {
+            if text(effect, "effect") == "request_approval" {
+                self.requests.push(text(effect, "request_id"));
+            }
+        }
         effects
     }
 
@@ -35,6 +56,11 @@ impl Host {
 
     fn pending(&self) -> String {
         text(&self.state, "in_progress.id")
+    }
+
+    /// The request id of the approval asked last.
+    fn request(&self) -> String {
+        self.requests.last().cloned().unwrap_or_default()
     }
 
     fn judgement_id(&self) -> f64 {
@@ -49,9 +75,9 @@ impl Host {
     }
 
     fn answer(&mut self, answer: &str) -> Vec<JsValue> {
-        let id = self.pending();
+        let id = self.request();
         self.send(&format!(
-            "{{ event: 'approval_answered', action_id: '{id}', answer: '{answer}' }}"
+            "{{ event: 'approval_answered', request_id: '{id}', answer: '{answer}' }}"
         ))
     }
 }
@@ -109,7 +135,12 @@ fn every_action_but_a_reply_is_approved_in_two_lines_just_before_execution() {
         .iter()
         .map(|l| l.as_string().unwrap())
         .collect();
-    assert_eq!(lines, ["Execute: move T-1 to done", "Impact: ticket T-1"]);
+    // Rendered by the machine from the action; the model's words are the labelled note.
+    assert_eq!(
+        lines,
+        ["Execute: status_change on T-1: review -> done", "Impact: T-1"]
+    );
+    assert_eq!(text(request, "note"), "move T-1 to done / ticket T-1");
     assert!(!has(&asked, "execute"));
     assert_eq!(host.mode(), "awaiting_approval");
     assert!(
@@ -149,7 +180,7 @@ fn a_failure_stops_at_once_and_running_again_needs_approval() {
         .find(|e| text(e, "effect") == "append_log")
         .unwrap();
     let line = execution_log_line("2026-11-23T00:00:00.000Z".into(), get(log, "record")).unwrap();
-    assert!(line.starts_with("{\"time\":\"2026-11-23T00:00:00.000Z\",\"event_summary\":\"move T-1 to done\",\"cause\":\"HTTP 500\""));
+    assert!(line.starts_with("{\"time\":\"2026-11-23T00:00:00.000Z\",\"event_summary\":\"status_change on T-1: review -> done\",\"cause\":\"HTTP 500\""));
     assert!(
         has(&host.answer("y"), "execute"),
         "the re-run after an approval"
@@ -219,9 +250,10 @@ fn a_waiting_approval_survives_a_reload_and_is_asked_again() {
     let saved = JSON::stringify(&host.state).unwrap();
     let mut reloaded = Host {
         state: JSON::parse(&String::from(saved)).unwrap(),
+        requests: Vec::new(),
     };
     assert!(has(
-        &reloaded.send("{ event: 'host_restarted' }"),
+        &reloaded.send("{ event: 'host_restarted', boot: 'b2' }"),
         "request_approval"
     ));
     assert!(has(&reloaded.answer("y"), "execute"));
@@ -232,7 +264,8 @@ fn a_bad_event_is_a_typed_error_and_the_module_still_steps() {
     let host = Host::new("{ goal: 'g' }");
     for bad in [
         "{ event: 'approve_everything' }",
-        "{ event: 'approval_answered', action_id: 'a-1', answer: true }",
+        "{ event: 'approval_answered', request_id: 'a-1', answer: true }",
+        "{ event: 'host_restarted' }",
         "42",
         "null",
     ] {
