@@ -112,6 +112,8 @@ const FUNCTIONS = {
     p("setup", () => ({}), { accepts: OPTIONS }),
   ],
   judgementSchema: [],
+  newBootId: [],
+  displaySafe: [p("text", () => "T-1\u202e")],
   executionLogLine: [p("time", () => "2026-11-23T00:00:00.000Z"), p("record", logRecord)],
   retainLog: [p("log", () => "a\n"), p("limitBytes", () => 10, { accepts: [...OPTIONAL, "number"] })],
   logTail: [p("log", () => "a\n"), p("lines", () => 300, { accepts: [...OPTIONAL, "number"] })],
