@@ -24,3 +24,18 @@ test("the README quick start runs as written and prints what it says", () => {
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout, "applied done\nrejected already_consumed\n");
 });
+
+test("the README's control loop example runs as written and prints the approval request it shows", () => {
+  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## The control loop: one governed agent"));
+  const code = section.match(/```js\n([\s\S]*?)```/);
+  const printed = section.match(/prints\n\n```\n([\s\S]*?)```/);
+  assert.ok(code && printed, "the section has its example and what it prints");
+  const directory = join(repoRoot, "target", "readme");
+  mkdirSync(directory, { recursive: true });
+  const file = join(directory, "control-loop.mjs");
+  writeFileSync(file, code[1]);
+  const run = spawnSync(process.execPath, [file], { encoding: "utf8" });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout, printed[1]);
+});

@@ -529,21 +529,28 @@ class ControlLoop {
       return;
     }
     // A returned answer is the person's; nothing returned means the answer comes through answer(). It is
-    // taken on a later turn of the event loop, so a port that answers at once cannot spin the loop.
+    // taken on a later turn of the event loop, so a port that answers at once cannot spin the loop. The loop
+    // is settled while it waits for a person, and not between an answer's arrival and its step.
     Promise.resolve(returned).then(
       (answer) => {
-        if (typeof answer !== "string") return;
-        setTimeout(() => {
-          if (this.#stopped) return;
-          try {
-            this.#dispatch({ event: "approval_answered", request_id: effect.request_id, answer });
-          } catch (error) {
-            this.#failed("approve", error);
-          }
-        }, 0);
+        if (typeof answer === "string") this.#track(this.#later({ event: "approval_answered", request_id: effect.request_id, answer }, "approve"));
       },
       (error) => this.#failed("approve", error),
     );
+  }
+
+  /** Dispatches `event` on a later turn of the event loop, unless the loop was stopped by then. */
+  #later(event, port) {
+    return new Promise((resolve) => {
+      setTimeout(() => {
+        try {
+          if (!this.#stopped) this.#dispatch(event);
+        } catch (error) {
+          this.#failed(port, error);
+        }
+        resolve();
+      }, 0);
+    });
   }
 
   #requestReconcile(effect) {
@@ -560,11 +567,9 @@ class ControlLoop {
     }
     Promise.resolve(returned).then(
       (outcome) => {
-        if (outcome !== "applied" && outcome !== "not_applied") return;
-        setTimeout(() => {
-          if (this.#stopped) return;
-          this.#dispatch({ event: "outcome_reconciled", action_id: effect.action_id, applied: outcome === "applied" });
-        }, 0);
+        if (outcome === "applied" || outcome === "not_applied") {
+          this.#track(this.#later({ event: "outcome_reconciled", action_id: effect.action_id, applied: outcome === "applied" }, "reconcile"));
+        }
       },
       (error) => this.#failed("reconcile", error),
     );
