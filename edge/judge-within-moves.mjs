@@ -1,6 +1,5 @@
 // Narrows the control loop's judgement schema to the moves the skill allows right now: the judge answers
-// either one of those moves (node, from, to fixed together, with the two lines for the person stating it) or
-// `wait`. A model decoding under a schema-derived grammar (the embedded local model) then cannot propose a
+// either one of those moves (node, from, to fixed together, with its note stating it) or `wait`. A model decoding under a schema-derived grammar (the embedded local model) then cannot propose a
 // node that does not exist or a transition the skill refuses, and a hosted model's structured output is held
 // to the same list. The core still checks every answer against the full judgement contract, so a narrowed
 // schema can only make answers stricter, never let one through.
@@ -25,8 +24,8 @@ export function judgementWithin(moves, actionType) {
       node_id: { const: node_id },
       from: { const: from },
       to: { const: to },
-      // The two lines for the person are the move itself: a small model's own prose is not meaningful, and
-      // a fixed line costs the choice nothing.
+      // The agent's note (the person's two lines are the machine's, rendered from the move): a small
+      // model's own prose is not meaningful, and a fixed note costs the choice nothing.
       summary: { const: `Move ${node_id} from ${from} to ${to}` },
       impact_scope: { const: `${node_id} on the board only` },
       reason: { type: "null" },

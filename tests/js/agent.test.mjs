@@ -88,7 +88,8 @@ test("the judge is sent the moves the skill allows now; the chosen move is propo
     { decision: "wait", node_id: null, from: null, to: null },
   ]);
   assert.equal(proposal.node_id, "task-1");
-  assert.deepEqual(proposal.request, { what: "Execute: Move task-1 from todo to in_progress", impact: "Impact: task-1 on the board only" }, "the two lines (the core adds their labels) state the move");
+  assert.deepEqual(proposal.request, { what: "Execute: status_change on task-1: todo -> in_progress", impact: "Impact: task-1" }, "the two lines are the machine's, rendered from the move");
+  assert.equal(proposal.intent, "Move task-1 from todo to in_progress / task-1 on the board only", "the model's words are its note");
   assert.deepEqual(proposal.proposed_change, { type: "status_change", from: "todo", to: "in_progress" });
   assert.equal(proposal.evidence.closer.complete, true);
   assert.equal(proposal.evidence.closer.checklist[0].description, "the move is one the board allows");

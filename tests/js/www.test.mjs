@@ -125,8 +125,10 @@ test("the control loop on the page: the judge proposes, the two lines are shown,
     // Typing y and n into the goal or message field approves nothing.
     await page.click("#loop-start");
     await page.waitForFunction(() => document.getElementById("loop-line-1").textContent !== "");
-    assert.equal(await page.textContent("#loop-line-1"), "Execute: move T-1 from review to done");
-    assert.equal(await page.textContent("#loop-line-2"), "Impact: ticket T-1 on the demo board");
+    // The machine's lines, rendered from the action; the model's words only as its labelled note.
+    assert.equal(await page.textContent("#loop-line-1"), "Execute: status_change on T-1: review -> done");
+    assert.equal(await page.textContent("#loop-line-2"), "Impact: T-1");
+    assert.match(await page.textContent("#loop-note"), /^Agent's note: move T-1 from review to done/);
     for (const field of ["#loop-goal", "#loop-message"]) {
       await page.focus(field);
       await page.keyboard.type("y n yes");
@@ -136,9 +138,9 @@ test("the control loop on the page: the judge proposes, the two lines are shown,
     await page.click("#loop-yes");
     await page.waitForSelector("#loop-board[data-applies='1']");
     assert.equal(await page.textContent("#loop-board"), "done");
-    await page.waitForFunction(() => /move T-1 from review to done: done/.test(document.getElementById("loop-chat").textContent), null, { timeout: 5_000 })
+    await page.waitForFunction(() => /status_change on T-1: review -> done: done/.test(document.getElementById("loop-chat").textContent), null, { timeout: 5_000 })
       .catch(async (error) => { throw new Error(`${error.message}: chat ${await page.textContent("#loop-chat")} mode ${await page.textContent("#loop-mode")} errors ${errors}`); });
-    await page.waitForFunction(() => document.getElementById("loop-log").textContent.includes('"impact_scope":"ticket T-1 on the demo board"'));
+    await page.waitForFunction(() => document.getElementById("loop-log").textContent.includes('"impact_scope":"T-1"'));
     assert.match(await page.textContent("#loop-judgements"), /"decision":"act"/);
     assert.deepEqual(errors, []);
     await page.close();
