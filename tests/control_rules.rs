@@ -937,3 +937,141 @@ fn a_judge_answer_that_claims_an_approval_is_refused() {
     let text = r#"{"decision":"act","approved":true,"reply":null,"action_type":"status_change","summary":"s","impact_scope":"i","node_id":null,"from":null,"to":null,"setting_key":null,"setting_value":null,"whitelist_add":null,"whitelist_remove":null,"reason":null}"#;
     assert!(agent_governor::llm::parse_structured::<ModelJudgement>(text).is_err());
 }
+
+// ---- write-ahead and what a person approves (the Executor's promise, kept by the loop) ----
+
+#[test]
+fn an_approved_action_runs_only_after_the_state_marking_it_executing_was_saved() {
+    let mut host = awaiting_approval();
+    let request_id = host.state.in_progress.as_ref().unwrap().request_id();
+    let approved = host.send_unsaved(ControlEvent::ApprovalAnswered {
+        request_id,
+        answer: "y".to_owned(),
+    });
+    assert!(!executes(&approved), "not in the step that approves");
+    let revision = approved
+        .iter()
+        .find_map(|e| match e {
+            ControlEffect::PersistState { revision } => Some(*revision),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(host.state.mode, Mode::Executing);
+    assert!(
+        !executes(&host.send_unsaved(ControlEvent::StatePersisted {
+            revision: revision - 1
+        })),
+        "an older save does not hold it"
+    );
+    let ran = host.send_unsaved(ControlEvent::StatePersisted { revision });
+    assert!(executes(&ran));
+    assert!(
+        !executes(&host.send_unsaved(ControlEvent::StatePersisted { revision })),
+        "never twice"
+    );
+}
+
+#[test]
+fn a_save_that_fails_runs_nothing_and_the_action_is_offered_again_as_a_new_request() {
+    let mut host = awaiting_approval();
+    let first = host.state.in_progress.as_ref().unwrap().request_id();
+    let approved = host.send_unsaved(ControlEvent::ApprovalAnswered {
+        request_id: first.clone(),
+        answer: "y".to_owned(),
+    });
+    let revision = approved
+        .iter()
+        .find_map(|e| match e {
+            ControlEffect::PersistState { revision } => Some(*revision),
+            _ => None,
+        })
+        .unwrap();
+    let failed = host.send(ControlEvent::StateNotPersisted {
+        revision,
+        error: "disk full".to_owned(),
+    });
+    assert!(!executes(&failed));
+    assert_eq!(
+        host.state.halt.as_ref().unwrap().kind,
+        HaltKind::NotPersisted
+    );
+    let again = host.state.in_progress.as_ref().unwrap().request_id();
+    assert_ne!(again, first);
+    assert!(approval_request(&failed).is_some());
+}
+
+#[test]
+fn a_whitelist_entry_removed_before_the_action_started_means_it_is_asked_for() {
+    let mut host = Host::new(Rules {
+        whitelist: vec!["status_change".to_owned()],
+        ..Rules::default()
+    });
+    host.observe(json!({"T-7": "review"}));
+    let judgement_id = host.state.judgement_id;
+    let judged = host.send_unsaved(ControlEvent::JudgementReceived {
+        judgement_id,
+        judgement: close_ticket(),
+    });
+    let revision = judged
+        .iter()
+        .find_map(|e| match e {
+            ControlEffect::PersistState { revision } => Some(*revision),
+            _ => None,
+        })
+        .unwrap();
+    host.send_unsaved(ControlEvent::HumanMessage {
+        text: "/dev whitelist remove status_change".to_owned(),
+    });
+    let saved = host.send_unsaved(ControlEvent::StatePersisted { revision });
+    assert!(!executes(&saved));
+    assert!(approval_request(&saved).is_some());
+    assert_eq!(host.state.mode, Mode::AwaitingApproval);
+}
+
+#[test]
+fn a_human_message_before_an_approved_action_started_sets_it_aside() {
+    let mut host = awaiting_approval();
+    let request_id = host.state.in_progress.as_ref().unwrap().request_id();
+    host.send_unsaved(ControlEvent::ApprovalAnswered {
+        request_id,
+        answer: "y".to_owned(),
+    });
+    let effects = host.send(ControlEvent::HumanMessage {
+        text: "stop everything".to_owned(),
+    });
+    assert!(!executes(&effects), "the person wins: it had not started");
+    assert_eq!(host.state.mode, Mode::Interrupted);
+    assert!(host.state.execution.is_none());
+}
+
+#[test]
+fn a_blank_result_is_recorded_with_the_machines_words_and_never_an_empty_cause() {
+    let mut host = awaiting_approval();
+    host.answer("y");
+    let done = host.finish(false, "  ");
+    let cause = done.iter().find_map(|e| match e {
+        ControlEffect::AppendLog {
+            channel: LogChannel::Execution,
+            record,
+        } => Some(record.cause.clone()),
+        _ => None,
+    });
+    assert_eq!(cause.as_deref(), Some("failed (the skill gave no cause)"));
+}
+
+#[test]
+fn an_answer_for_another_request_is_refused_and_logged() {
+    let mut host = awaiting_approval();
+    let refused = host.send(ControlEvent::ApprovalAnswered {
+        request_id: "a-1-0.00000000".to_owned(),
+        answer: "y".to_owned(),
+    });
+    assert!(
+        refused
+            .iter()
+            .any(|e| matches!(e, ControlEffect::AnswerRefused { .. }))
+    );
+    assert!(refused.iter().any(|e| matches!(e, ControlEffect::AppendLog { channel: LogChannel::Cli, record } if record.event_summary == "answer refused")));
+    assert!(!executes(&refused));
+    assert_eq!(host.state.mode, Mode::AwaitingApproval);
+}

@@ -203,10 +203,15 @@ class ControlLoop {
     }
     this.#starting = false;
     const queued = this.#queue.splice(0);
-    try {
-      if (restarted || rules !== undefined) this.#dispatch(this.#restarted(rules));
-    } catch (error) {
-      this.#failed("storage.loadRules", error);
+    if (restarted || rules !== undefined) {
+      try {
+        this.#dispatch(this.#restarted(rules));
+      } catch (error) {
+        // Rules the core refuses are not used (the defaults deny); the restart itself is never skipped,
+        // since it is what turns an action found executing into an unknown outcome.
+        this.#failed("storage.loadRules", error);
+        if (restarted) this.#dispatch(this.#restarted(undefined));
+      }
     }
     for (const event of queued) this.#dispatch(event);
   }
