@@ -159,3 +159,41 @@ export async function approveWithOwnKey(draft: Confirmation): Promise<Confirmati
   void [verdict, challenge, passkey, assertion];
   return signed;
 }
+
+import {
+  createControlLoop,
+  type ApprovalRequest,
+  type ControlLoopStatus,
+  type ControlState,
+  type HaltKind,
+  type ReconcileRequest,
+  type Renderer,
+} from "agent-governor";
+
+export async function governedAgent(saved: ControlState | undefined): Promise<HaltKind | null> {
+  const renderers: Record<string, Renderer> = { send_mail: { execute: "send {subject} to {to}", impact: "the mailbox of {to}" } };
+  const shown: ApprovalRequest[] = [];
+  const loop = createControlLoop({
+    goal: "keep the board tidy",
+    judge: () => ({ structuredOutput: { decision: "wait" } }),
+    renderers,
+    state: saved,
+    skills: { status_change: skill, send_mail: (action) => ({ succeeded: action.lines[0].length > 0 }) },
+    storage: { save: async (state: ControlState) => void state, loadRules: async () => null },
+    approve: (request: ApprovalRequest) => {
+      shown.push(request);
+      const note: string | null = request.note;
+      const digest: string = request.digest;
+      void [note, digest];
+    },
+    reconcile: (request: ReconcileRequest) => (request.lines[0].startsWith("Execute:") ? "not_applied" : undefined),
+    maxInvalidAnswers: 5,
+  });
+  const first = shown[0];
+  if (first) loop.answer("y", first.requestId);
+  loop.reconcile("a-1-0", "applied");
+  await loop.settled({ timeoutMs: 1000 });
+  const status: ControlLoopStatus = loop.status();
+  await loop.stop({ timeoutMs: 1000 });
+  return status.halt?.kind ?? null;
+}
