@@ -1075,3 +1075,103 @@ fn an_answer_for_another_request_is_refused_and_logged() {
     assert!(!executes(&refused));
     assert_eq!(host.state.mode, Mode::AwaitingApproval);
 }
+
+#[test]
+fn a_failed_whitelisted_type_needs_a_y_again_even_for_an_action_that_differs_slightly() {
+    let mut host = Host::new(Rules {
+        whitelist: vec!["status_change".to_owned()],
+        ..Rules::default()
+    });
+    host.observe(json!({"T-7": "review"}));
+    assert!(executes(&host.judge(close_ticket())));
+    host.finish(false, "HTTP 500");
+    host.say("try again");
+    let slightly_other = host.judge(Judgement::Act {
+        action_type: "status_change".to_owned(),
+        summary: "s".to_owned(),
+        impact_scope: "i".to_owned(),
+        parameters: json!({"node_id": "T-7 ", "from": "review", "to": "done"}),
+    });
+    assert!(
+        !executes(&slightly_other),
+        "the whitelist is suspended for the type"
+    );
+    assert!(approval_request(&slightly_other).is_some());
+    assert!(executes(&host.answer("y")));
+    host.finish(true, "done");
+    host.observe(json!({"T-8": "review"}));
+    let another = host.judge(Judgement::Act {
+        action_type: "status_change".to_owned(),
+        summary: "s".to_owned(),
+        impact_scope: "i".to_owned(),
+        parameters: json!({"node_id": "T-8", "from": "review", "to": "done"}),
+    });
+    assert!(
+        executes(&another),
+        "after a person's y succeeded, the whitelist applies again"
+    );
+}
+
+#[test]
+fn a_deeply_nested_observation_is_kept_as_text_and_the_state_stays_readable() {
+    let mut host = Host::new(Rules::default());
+    let deep: Value =
+        serde_json::from_str(&format!("{}{}", "[".repeat(125), "]".repeat(125))).unwrap();
+    host.observe(json!({ "feed": deep }));
+    assert!(host.state.situation.external.is_string());
+    let text = serde_json::to_string(&host.state).unwrap();
+    let reread: ControlState = serde_json::from_str(&text).unwrap();
+    assert_eq!(reread, host.state);
+    assert!(!host.say("stop everything").is_empty());
+}
+
+#[test]
+fn a_save_never_asked_for_cannot_start_an_action() {
+    let mut host = awaiting_approval();
+    let request_id = host.state.in_progress.as_ref().unwrap().request_id();
+    host.send_unsaved(ControlEvent::ApprovalAnswered {
+        request_id,
+        answer: "y".to_owned(),
+    });
+    let revision = host.state.revision;
+    assert!(!executes(&host.send_unsaved(
+        ControlEvent::StatePersisted {
+            revision: revision + 1000
+        }
+    )));
+    // An action altered after its approval is not executed either.
+    host.state.in_progress.as_mut().unwrap().parameters =
+        json!({"node_id": "T-9", "from": "review", "to": "deleted"});
+    let altered = host.send_unsaved(ControlEvent::StatePersisted { revision });
+    assert!(!executes(&altered));
+    assert_eq!(host.state.mode, Mode::Stopped);
+}
+
+#[test]
+fn an_approved_restart_is_recorded_as_done_when_the_host_comes_back() {
+    let mut host = Host::new(Rules::default());
+    host.observe(json!({}));
+    host.judge(Judgement::ChangeRules {
+        change: RuleChange {
+            host_settings: [("endpoint".to_owned(), json!("https://example.com/v1"))]
+                .into_iter()
+                .collect(),
+            ..RuleChange::default()
+        },
+        reason: "r".to_owned(),
+    });
+    let asked = host.effects.clone();
+    let lines = approval_request(&asked).unwrap();
+    assert!(
+        lines[0].contains("endpoint=https://example.com/v1"),
+        "the value a person approves is shown: {}",
+        lines[0]
+    );
+    host.answer("y");
+    assert!(executes(&host.answer("y")), "the restart, approved");
+    host.restart();
+    assert!(host.state.unreconciled.is_empty());
+    assert!(
+        matches!(&host.state.last_result, Some(ActionResult { succeeded: true, detail, .. }) if detail == "the host restarted")
+    );
+}

@@ -54,9 +54,14 @@ pub fn cut_bytes(text: &str, max: usize) -> String {
     format!("{}{marker}", text.get(..end).unwrap_or(""))
 }
 
+/// The deepest observation kept as data; a deeper one is kept as its JSON text (the state it sits in must
+/// stay readable by every JSON reader, whose nesting limits start at 128).
+pub const MAX_OBSERVATION_DEPTH: usize = 32;
+
 /// An observation kept as it is when it fits; otherwise the start of its JSON as text, marked as cut.
 pub fn bounded_observation(value: &Value) -> Value {
-    if json_bytes(value) <= MAX_OBSERVATION_BYTES {
+    let deep = super::render::json_depth(value) > MAX_OBSERVATION_DEPTH;
+    if !deep && json_bytes(value) <= MAX_OBSERVATION_BYTES {
         return value.clone();
     }
     let text = match value {
@@ -64,7 +69,11 @@ pub fn bounded_observation(value: &Value) -> Value {
         other => crate::input::to_json_string(other),
     };
     // A string's JSON escapes can double its size: keep half the budget of raw text.
-    let mut kept = cut_bytes(&text, MAX_OBSERVATION_BYTES / 2);
+    let mut kept = if text.len() > MAX_OBSERVATION_BYTES / 2 {
+        cut_bytes(&text, MAX_OBSERVATION_BYTES / 2)
+    } else {
+        text
+    };
     while json_bytes(&kept) > MAX_OBSERVATION_BYTES {
         kept = cut_bytes(&kept, kept.len() / 2);
     }
@@ -122,14 +131,16 @@ pub fn fit(state: &mut ControlState) {
     while state.failed_digests.len() > MAX_FAILED_DIGESTS {
         state.failed_digests.pop_front();
     }
-    state.unreconciled.truncate(MAX_UNRECONCILED);
     state.rules.whitelist.truncate(MAX_WHITELIST_ENTRIES);
+    state.suspended_types.truncate(MAX_WHITELIST_ENTRIES);
 }
 
 /// The full check, for a state from outside the step (a host's saved state): everything [`fit`] does, the
 /// memory measured in bytes, and, should the state still be too large, the oldest results dropped.
 pub fn fit_loaded(state: &mut ControlState) {
     fit(state);
+    // The loop never keeps more (it executes nothing new at this many); only an altered state has more.
+    state.unreconciled.truncate(MAX_UNRECONCILED);
     let situation = &mut state.situation;
     for observed in [&mut situation.external, &mut situation.internal] {
         let bounded = bounded_observation(observed);

@@ -3,14 +3,25 @@
 //! bidi overrides, zero-width and other format characters, Unicode tags) are made visible as `<U+XXXX>`,
 //! so a line can neither hide part of itself, reorder itself, nor drive a terminal.
 
-/// Whether `c` would act on the display instead of being displayed: C0 and C1 controls, DEL, and the
-/// Unicode format characters (general category Cf: bidi embeddings, overrides and isolates, marks,
-/// zero-width characters, the byte-order mark, interlinear annotation, tags).
+/// Whether `c` would act on the display instead of being displayed, or shows as nothing: C0 and C1
+/// controls, DEL, the line and paragraph separators, the Unicode format characters (general category Cf:
+/// bidi embeddings, overrides and isolates, marks, zero-width characters, the byte-order mark, interlinear
+/// annotation, tags) and the other default-ignorable code points (variation selectors, Hangul fillers,
+/// the combining grapheme joiner).
 pub fn is_invisible_control(c: char) -> bool {
     matches!(c,
         '\u{0}'..='\u{1F}'
         | '\u{7F}'..='\u{9F}'
         | '\u{AD}'
+        | '\u{34F}'
+        | '\u{115F}'..='\u{1160}'
+        | '\u{17B4}'..='\u{17B5}'
+        | '\u{180B}'..='\u{180F}'
+        | '\u{2028}'..='\u{2029}'
+        | '\u{3164}'
+        | '\u{FE00}'..='\u{FE0F}'
+        | '\u{FFA0}'
+        | '\u{E0000}'..='\u{E0FFF}'
         | '\u{600}'..='\u{605}'
         | '\u{61C}'
         | '\u{6DD}'
@@ -29,8 +40,6 @@ pub fn is_invisible_control(c: char) -> bool {
         | '\u{13430}'..='\u{1343F}'
         | '\u{1BCA0}'..='\u{1BCA3}'
         | '\u{1D173}'..='\u{1D17A}'
-        | '\u{E0001}'
-        | '\u{E0020}'..='\u{E007F}'
     )
 }
 
@@ -78,6 +87,10 @@ mod tests {
         );
         assert_eq!(display_safe("y\u{85}"), "y<U+0085>");
         assert_eq!(display_safe("tag\u{E0041}"), "tag<U+E0041>");
+        assert_eq!(
+            display_safe("a\u{FE0F}\u{3164}\u{2028}b"),
+            "a<U+FE0F><U+3164><U+2028>b"
+        );
         assert_eq!(display_safe("チケット T-1 ✅"), "チケット T-1 ✅");
     }
 

@@ -107,6 +107,9 @@ pub fn quoted(text: &str) -> String {
     crate::input::to_json_string(&text)
         .replace('<', "\\u003c")
         .replace('>', "\\u003e")
+        .replace('\u{85}', "\\u0085")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
 }
 
 fn observation(value: &Value) -> String {
@@ -150,10 +153,12 @@ fn action_type_lines(types: &[ActionTypeInfo]) -> String {
     types
         .iter()
         .map(|info| {
+            // The host's names and words, still kept to one line each.
+            let name = super::display::display_identifier(&info.action_type);
             if info.description.trim().is_empty() {
-                format!("- {}", info.action_type)
+                format!("- {name}")
             } else {
-                format!("- {}: {}", info.action_type, one_line(&info.description))
+                format!("- {name}: {}", one_line(&info.description))
             }
         })
         .collect::<Vec<_>>()

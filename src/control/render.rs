@@ -10,7 +10,6 @@
 //! - Any other type lists its parameters.
 
 use super::display::{display_identifier, display_safe};
-use super::text::fold_whitespace;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -42,6 +41,8 @@ pub enum RenderError {
     MissingParameter(String),
     /// A line would be longer than [`MAX_APPROVAL_LINE_CHARS`].
     TooLong(usize),
+    /// The parameters are larger than [`MAX_PARAMETER_BYTES`] or nest deeper than [`MAX_PARAMETER_DEPTH`].
+    TooLarge,
 }
 
 impl std::fmt::Display for RenderError {
@@ -50,6 +51,10 @@ impl std::fmt::Display for RenderError {
             Self::MissingParameter(name) => write!(
                 f,
                 "the action has no parameter `{name}` that its approval request shows"
+            ),
+            Self::TooLarge => write!(
+                f,
+                "the action's parameters are larger than {MAX_PARAMETER_BYTES} bytes or nest deeper than {MAX_PARAMETER_DEPTH} levels: too large to show a person"
             ),
             Self::TooLong(chars) => write!(
                 f,
@@ -118,14 +123,57 @@ fn placeholders(template: &str) -> Vec<Placeholder<'_>> {
     pieces
 }
 
-/// A parameter's value as a person reads it: a string as itself, anything else as canonical JSON; both
-/// display-safe and on one line.
-fn shown(value: &Value) -> String {
+/// The most bytes of parameters (as JSON) an action may carry: more cannot be read in two lines.
+pub const MAX_PARAMETER_BYTES: usize = 4 * 1024;
+
+/// The deepest nesting of an action's parameters (or any value the loop keeps from a model).
+pub const MAX_PARAMETER_DEPTH: usize = 16;
+
+/// How deeply `value` nests (a scalar is 0, `[1]` is 1).
+pub fn json_depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(json_depth).max().unwrap_or(0),
+        Value::Object(fields) => 1 + fields.values().map(json_depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// A string that reads the same bare as quoted: letters, digits and `-_.:/@+#`, and not a JSON literal.
+fn reads_plainly(text: &str) -> bool {
+    !text.is_empty()
+        && text.chars().all(|c| {
+            (c.is_alphanumeric() && !super::display::is_invisible_control(c))
+                || "-_.:/@+#".contains(c)
+        })
+        && !matches!(text, "true" | "false" | "null")
+        && serde_json::from_str::<serde_json::Number>(text).is_err()
+}
+
+/// Every space that a reader could miss (at an end, or after another space) shown as `<U+0020>`.
+fn visible_spaces(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (index, &c) in chars.iter().enumerate() {
+        let previous = index.checked_sub(1).and_then(|at| chars.get(at));
+        let missable = index == 0 || index + 1 == chars.len() || previous == Some(&' ');
+        if c == ' ' && missable {
+            out.push_str("<U+0020>");
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A value as a person reads it, unambiguously: a plain word as itself; any other string quoted and
+/// escaped (so `"true"` never reads as `true`, nor `"a, b=c"` as two parameters); anything else as canonical
+/// JSON. Invisible characters and missable spaces are made visible.
+pub fn shown(value: &Value) -> String {
     let text = match value {
-        Value::String(text) => text.clone(),
+        Value::String(text) if reads_plainly(text) => return display_safe(text),
         other => crate::input::to_json_string(other),
     };
-    display_safe(&fold_whitespace(&text))
+    visible_spaces(&display_safe(&text))
 }
 
 fn fill(
@@ -154,7 +202,7 @@ fn listed(parameters: &Map<String, Value>, skip: &[String]) -> Vec<String> {
     parameters
         .iter()
         .filter(|(key, _)| !skip.contains(key))
-        .map(|(key, value)| format!("{}={}", display_safe(key), shown(value)))
+        .map(|(key, value)| format!("{}={}", shown(&Value::from(key.as_str())), shown(value)))
         .collect()
 }
 
@@ -177,10 +225,13 @@ pub fn task_lines(
     parameters: &Value,
     renderers: &BTreeMap<String, Renderer>,
 ) -> Result<[String; 2], RenderError> {
-    let empty = Map::new();
+    if crate::control::bounds::json_bytes(parameters) > MAX_PARAMETER_BYTES
+        || json_depth(parameters) > MAX_PARAMETER_DEPTH
+    {
+        return Err(RenderError::TooLarge);
+    }
     let parameters = match parameters {
         Value::Object(map) => map,
-        Value::Null => &empty,
         other => {
             let shown_type = display_identifier(action_type);
             return Ok([
@@ -280,7 +331,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             lines[0],
-            "Execute: status_change on T-1<U+202E>: a -> b; also force=true"
+            "Execute: status_change on \"T-1<U+202E>\": a -> b; also force=true"
         );
         let generic = task_lines(
             "send_mail",
@@ -288,7 +339,44 @@ mod tests {
             &BTreeMap::new(),
         )
         .unwrap();
-        assert_eq!(generic[0], "Execute: send_mail with body=hi there, to=x@y");
+        assert_eq!(
+            generic[0],
+            "Execute: send_mail with body=\"hi\\nthere\", to=x@y"
+        );
+    }
+
+    #[test]
+    fn different_actions_never_read_the_same() {
+        let pairs = [
+            (json!({"force": "true"}), json!({"force": true})),
+            (json!({"n": "1"}), json!({"n": 1})),
+            (json!({"n": null}), json!({"n": "null"})),
+            (json!({"a": {"b": 1}}), json!({"a": "{\"b\":1}"})),
+            (json!({"a": [1, 2]}), json!({"a": "[1,2]"})),
+            (json!({}), Value::Null),
+            (json!({"a": "1, b=2"}), json!({"a": "1", "b": "2"})),
+            (
+                json!({"cmd": "rm -rf  /tmp/x"}),
+                json!({"cmd": "rm -rf /tmp/x"}),
+            ),
+            (json!({"cmd": "x "}), json!({"cmd": "x"})),
+            (
+                json!({"node_id": "T-1", "from": "review -> done", "to": "deleted"}),
+                json!({"node_id": "T-1", "from": "review", "to": "done -> deleted"}),
+            ),
+            (
+                json!({"node_id": "T-1", "from": "a", "to": "b; also force=true"}),
+                json!({"node_id": "T-1", "from": "a", "to": "b", "force": true}),
+            ),
+        ];
+        let none = BTreeMap::new();
+        for (a, b) in pairs {
+            assert_ne!(
+                task_lines("t", &a, &none).unwrap(),
+                task_lines("t", &b, &none).unwrap(),
+                "{a} / {b}"
+            );
+        }
     }
 
     #[test]
@@ -324,6 +412,14 @@ mod tests {
             task_lines("t", &json!({ "a": long }), &BTreeMap::new()),
             Err(RenderError::TooLong(_))
         ));
+        let padded = format!("ls{}; rm -rf ~", " ".repeat(10_000));
+        assert!(task_lines("t", &json!({ "cmd": padded }), &BTreeMap::new()).is_err());
+        let deep: Value =
+            serde_json::from_str(&format!("{}{}", "[".repeat(20), "]".repeat(20))).unwrap();
+        assert_eq!(
+            task_lines("t", &json!({ "a": deep }), &BTreeMap::new()),
+            Err(RenderError::TooLarge)
+        );
     }
 
     #[test]

@@ -340,6 +340,10 @@ pub struct ControlState {
     /// Digests of actions that failed: none of them runs again without a fresh `y`, whitelisted or not.
     #[serde(default)]
     pub failed_digests: VecDeque<String>,
+    /// Action types whose last run failed (or has an unknown outcome): the whitelist does not run them until
+    /// a person's `y` to one of that type succeeded.
+    #[serde(default)]
+    pub suspended_types: Vec<String>,
     /// Actions whose outcome is unknown (the host restarted while they ran), for a person to reconcile.
     #[serde(default)]
     pub unreconciled: Vec<Unreconciled>,
@@ -403,6 +407,7 @@ impl ControlState {
             interrupt_after_execution: None,
             failed: None,
             failed_digests: VecDeque::new(),
+            suspended_types: Vec::new(),
             unreconciled: Vec::new(),
             invalid_answers: 0,
             max_invalid_answers: DEFAULT_MAX_INVALID_ANSWERS,

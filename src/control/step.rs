@@ -185,7 +185,9 @@ impl Machine {
                     .iter()
                     .find(|entry| *entry == action_type)
                     .cloned();
-                let failed_before = self.state.failed_digests.contains(&action.digest);
+                // A failed action, or any of a type that failed, runs again only after a person's y.
+                let failed_before = self.state.failed_digests.contains(&action.digest)
+                    || self.state.suspended_types.contains(action_type);
                 match whitelisted {
                     Some(entry) if !failed_before => {
                         let approval = ApprovalRecord {
@@ -245,7 +247,9 @@ impl Machine {
             .any(|allowed| allowed == key)
         {
             Some(format!("`{key}` is not an adjustable setting"))
-        } else if crate::input::to_json_string(value).len() > MAX_SETTING_BYTES {
+        } else if crate::input::to_json_string(value).len() > MAX_SETTING_BYTES
+            || render::json_depth(value) > render::MAX_PARAMETER_DEPTH
+        {
             Some(format!("the new value of `{key}` is not a small change"))
         } else {
             None
@@ -539,10 +543,34 @@ impl Machine {
         let Some(execution) = self.state.execution.as_mut() else {
             return;
         };
-        if execution.dispatched || execution.written_at == 0 || revision < execution.written_at {
+        if execution.dispatched
+            || execution.written_at == 0
+            || revision < execution.written_at
+            || revision > self.state.revision
+        {
+            // Not the save of this record (an older one, or one never asked for).
             return;
         }
         let approval = execution.approval.clone();
+        let intact = approval.digest == action.digest
+            && action.digest
+                == Action::expected_digest(
+                    &action.action_type,
+                    &action.parameters,
+                    &action.purpose,
+                )
+            && (approval.by == ApprovedBy::Person
+                || approval.whitelist_entry.as_deref() == Some(action.action_type.as_str()));
+        if !intact {
+            // A state altered outside the loop: what was approved is not what would run.
+            self.state.execution = None;
+            self.state.in_progress = None;
+            self.state.mode = Mode::Stopped;
+            self.chat("Not executed: the action no longer matches its approval.");
+            self.halt(HaltKind::Failed, "the action changed after it was approved");
+            self.persist();
+            return;
+        }
         let entry = approval.whitelist_entry.clone();
         if approval.by == ApprovedBy::Whitelist
             && !entry.is_some_and(|entry| self.state.rules.whitelist.contains(&entry))
@@ -664,6 +692,11 @@ impl Machine {
         let Some(action) = running else {
             return;
         };
+        let by_person = self
+            .state
+            .execution
+            .as_ref()
+            .is_some_and(|execution| execution.approval.by == ApprovedBy::Person);
         let detail = if !detail.trim().is_empty() {
             detail.to_owned()
         } else if succeeded {
@@ -676,9 +709,7 @@ impl Machine {
         self.state.execution = None;
         let interruption = self.state.interrupt_after_execution.take();
         if !succeeded {
-            if !self.state.failed_digests.contains(&action.digest) {
-                self.state.failed_digests.push_back(action.digest.clone());
-            }
+            self.remember_failure(&action);
             if let Some(message) = interruption {
                 self.state.situation.instruction = Some(message);
             }
@@ -688,6 +719,11 @@ impl Machine {
         self.state
             .failed_digests
             .retain(|digest| digest != &action.digest);
+        if by_person {
+            self.state
+                .suspended_types
+                .retain(|suspended| suspended != &action.action_type);
+        }
         self.state.failed = None;
         match interruption {
             Some(message) => {
@@ -701,6 +737,18 @@ impl Machine {
                 self.state.mode = Mode::Idle;
                 self.persist();
             }
+        }
+    }
+
+    /// A failed action (or one whose outcome is unknown) and its type run again only after a person's y.
+    fn remember_failure(&mut self, action: &Action) {
+        if !self.state.failed_digests.contains(&action.digest) {
+            self.state.failed_digests.push_back(action.digest.clone());
+        }
+        if !self.state.suspended_types.contains(&action.action_type)
+            && self.state.suspended_types.len() < bounds::MAX_WHITELIST_ENTRIES
+        {
+            self.state.suspended_types.push(action.action_type.clone());
         }
     }
 
@@ -798,6 +846,12 @@ impl Machine {
             self.state.mode = Mode::Idle;
             return;
         };
+        if action.purpose == Purpose::Restart {
+            // The restart a person approved is what just happened.
+            self.complete(&action, true, "the host restarted");
+            self.state.mode = Mode::Idle;
+            return;
+        }
         self.chat(&format!(
             "Outcome unknown: {} was executing when the host stopped. It is not run again; was it applied? (applied / not applied)",
             action.what()
@@ -808,9 +862,7 @@ impl Machine {
             "the host restarted while the action ran",
             action.scope(),
         );
-        if !self.state.failed_digests.contains(&action.digest) {
-            self.state.failed_digests.push_back(action.digest.clone());
-        }
+        self.remember_failure(&action);
         self.state.unreconciled.push(Unreconciled {
             action,
             approval: execution.approval,
@@ -893,7 +945,12 @@ impl Machine {
             Mode::AwaitingApproval => self.interrupt_waiting(),
             Mode::Executing => {
                 // An Apply already sent is awaited and recorded, never abandoned.
-                self.state.interrupt_after_execution = Some(text.to_owned());
+                // Every message is kept (the core bounds their size), none replaces another.
+                let held = match self.state.interrupt_after_execution.take() {
+                    Some(earlier) => format!("{earlier}\n{text}"),
+                    None => text.to_owned(),
+                };
+                self.state.interrupt_after_execution = Some(held);
                 self.chat("An action is running; it will finish and be recorded before your instruction is taken.");
                 self.persist();
             }
@@ -1121,6 +1178,13 @@ fn check_rule_change(
         {
             return Err("the privileged prefix must be one token".to_owned());
         }
+    }
+    if change
+        .host_settings
+        .values()
+        .any(|value| render::json_depth(value) > render::MAX_PARAMETER_DEPTH)
+    {
+        return Err("a host setting nests too deeply".to_owned());
     }
     let mut settings = state.rules.host_settings.clone();
     settings.extend(change.host_settings.clone());

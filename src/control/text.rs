@@ -78,14 +78,20 @@ pub fn describe_rule_change(change: &RuleChange) -> String {
         ));
     }
     if !change.host_settings.is_empty() {
-        let keys: Vec<String> = change
+        let settings: Vec<String> = change
             .host_settings
-            .keys()
-            .map(|key| super::display::display_identifier(key))
+            .iter()
+            .map(|(key, value)| {
+                format!(
+                    "{}={}",
+                    super::display::display_identifier(key),
+                    super::render::shown(value)
+                )
+            })
             .collect();
         parts.push(format!(
             "host settings {} (after a restart)",
-            keys.join(", ")
+            settings.join(", ")
         ));
     }
     if parts.is_empty() {

@@ -385,8 +385,38 @@ pub fn new_control_state(
 /// The largest saved state `controlStep` reads (it trims it to the loop's bounds, 512 KiB).
 const MAX_STATE_INPUT_BYTES: usize = 16 * 1024 * 1024;
 
+/// The largest counter JavaScript holds exactly (2^53 - 1): revisions and ids beyond it would round.
+const MAX_SAFE_COUNTER: u64 = (1 << 53) - 1;
+
+/// Counters a host could only have altered: beyond what JavaScript numbers hold exactly.
+fn check_counters(state: &ControlState) -> Result<(), InputError> {
+    for (path, value) in [
+        ("state.revision", state.revision),
+        ("state.judgement_id", state.judgement_id),
+        ("state.actions_created", state.actions_created),
+    ] {
+        if value > MAX_SAFE_COUNTER / 2 {
+            return Err(InputError::invalid(
+                path,
+                "is larger than the loop ever counts",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What the step cannot check by type: a restart's rules and renderers are the host's configuration.
 fn check_event(event: &ControlEvent) -> Result<(), InputError> {
+    if let ControlEvent::StatePersisted { revision }
+    | ControlEvent::StateNotPersisted { revision, .. } = event
+    {
+        if *revision > MAX_SAFE_COUNTER {
+            return Err(InputError::invalid(
+                "event.revision",
+                "is not a revision the loop gave",
+            ));
+        }
+    }
     if let ControlEvent::HostRestarted {
         rules, renderers, ..
     } = event
@@ -427,6 +457,7 @@ pub fn control_step(
     // A saved state of any size is read, then trimmed to the loop's bounds: never refused for its size.
     let mut state: ControlState =
         super::convert::from_js_within("state", &state, MAX_STATE_INPUT_BYTES).map_err(invalid)?;
+    check_counters(&state).map_err(invalid)?;
     bounds::fit_loaded(&mut state);
     let event: ControlEvent = from_js("event", &event).map_err(invalid)?;
     check_event(&event).map_err(invalid)?;

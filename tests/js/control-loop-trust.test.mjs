@@ -80,7 +80,8 @@ test("text shown to a person has control, bidi and zero-width characters made vi
   loop.observe({ external: { tickets: 1 } });
   await loop.settled();
   const shown = [...approvals[0].lines, approvals[0].note].join("\n");
-  assert.equal(approvals[0].lines[0], "Execute: status_change on T-1<U+202E>enod<U+001B>[31m<U+0000><U+200B>: review -> done");
+  // Not a plain word: shown quoted and escaped, with what would act on the display made visible.
+  assert.equal(approvals[0].lines[0], 'Execute: status_change on "T-1<U+202E>enod\\u001b[31m\\u0000<U+200B>": review -> done');
   assert.doesNotMatch(shown, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/);
   loop.answer("n", approvals[0].requestId);
   loop.say("hello?");
@@ -359,4 +360,102 @@ test("governor.loop runs the same promise with the governor's components", async
   await loop.settled();
   assert.equal(skill.applies.length, 1);
   assert.equal(loop.status().pending, null);
+});
+
+test("a restart whose loaded rules the core refuses still takes place: the action found executing is never run again", async () => {
+  const runs = [];
+  let saved;
+  const approvals = [];
+  const first = createControlLoop({
+    goal: "g",
+    judge: scriptedJudge(act({ action_type: "run" })),
+    storage: { save: (state) => { saved = JSON.stringify(state); } },
+    approve: (request) => { approvals.push(request); },
+    skills: { run: (action) => { runs.push(action.id); return new Promise(() => {}); } },
+  });
+  first.observe({ external: 1 });
+  await first.settled();
+  first.answer("y", approvals[0].requestId);
+  for (let n = 0; n < 20; n += 1) await tick();
+  const errors = [];
+  const second = createControlLoop({
+    goal: "g",
+    judge: scriptedJudge(),
+    state: JSON.parse(saved),
+    // A common slip: the rules come back as JSON text.
+    storage: { save: () => {}, loadRules: () => JSON.stringify({ whitelist: [] }) },
+    skills: { run: (action) => { runs.push(action.id); return { succeeded: true }; } },
+    onError: (error) => errors.push(error),
+  });
+  await second.settled();
+  second.observe({ external: 2 });
+  await second.settled();
+  assert.equal(runs.length, 1, "run once, before the restart");
+  assert.equal(second.status().unreconciled.length, 1);
+  assert.ok(errors.some((error) => error.path === "storage.loadRules"));
+});
+
+test("whatever a skill, a save or a port writes, the outcome is recorded: lone surrogates, huge texts, throwing toString", async () => {
+  const lone = "done ✅🙂".slice(0, 7);
+  for (const detail of [lone, "x".repeat(2 * 1024 * 1024), { toString() { throw new Error("no"); } }]) {
+    const { loop, approvals, chat } = harness({
+      judge: scriptedJudge(act({ action_type: "run" })),
+      skills: { run: () => ({ succeeded: true, detail }) },
+    });
+    loop.observe({ external: 1 });
+    await loop.settled();
+    loop.answer("y", approvals[0].requestId);
+    await loop.settled();
+    assert.equal(loop.state().mode, "idle", chat.join("\n"));
+    assert.equal(loop.state().last_result.succeeded, true);
+  }
+  const { loop, approvals } = harness({
+    judge: scriptedJudge(act()),
+    storage: { save: (state) => { if (state.mode === "executing") throw Symbol("odd"); } },
+  });
+  loop.observe({ external: 1 });
+  await loop.settled();
+  loop.answer("y", approvals[0].requestId);
+  await loop.settled();
+  assert.equal(loop.status().halt.kind, "not_persisted");
+});
+
+test("a log tail larger than a request can carry is cut by whole lines, and the judge is still asked", async () => {
+  const line = `{"time":"t","event_summary":"e","cause":"${"x".repeat(4000)}","impact_scope":"s"}\n`;
+  const judge = scriptedJudge(act(), reply("it failed upstream"));
+  const { loop, approvals, chat } = harness(
+    { judge, logs: { append() {}, size: () => 0, tail: () => line.repeat(300) } },
+    boardSkill({ status: 500 }),
+  );
+  loop.observe({ external: 1 });
+  await loop.settled();
+  loop.answer("y", approvals[0].requestId);
+  await loop.settled();
+  loop.say("what went wrong?");
+  await loop.settled();
+  assert.ok(chat.includes("it failed upstream"), chat.join("\n"));
+  assert.match(judge.prompts.at(-1), /execution log's last lines/);
+});
+
+test("an event the core refuses in the middle of a queue strands nothing, and settled() still times out", async () => {
+  const deep = JSON.parse(`${"[".repeat(125)}${"]".repeat(125)}`);
+  let first = true;
+  const loop = createControlLoop({
+    goal: "g",
+    judge: scriptedJudge(reply("x"), reply("y")),
+    onError: () => {},
+    onEffect: (effect) => {
+      if (effect.effect === "persist_state" && first) {
+        first = false;
+        try { loop.say("a"); loop.say("b"); } catch {}
+      }
+    },
+    now: () => 1e20,
+  });
+  loop.observe({ external: { feed: deep } });
+  await loop.settled({ timeoutMs: 2000 });
+  assert.equal(typeof loop.state().situation.external, "string", "kept as text: the state stays readable");
+  loop.say("stop everything");
+  await loop.settled({ timeoutMs: 2000 });
+  assert.notEqual(loop.state().mode, undefined);
 });

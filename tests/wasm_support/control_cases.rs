@@ -138,7 +138,10 @@ fn every_action_but_a_reply_is_approved_in_two_lines_just_before_execution() {
     // Rendered by the machine from the action; the model's words are the labelled note.
     assert_eq!(
         lines,
-        ["Execute: status_change on T-1: review -> done", "Impact: T-1"]
+        [
+            "Execute: status_change on T-1: review -> done",
+            "Impact: T-1"
+        ]
     );
     assert_eq!(text(request, "note"), "move T-1 to done / ticket T-1");
     assert!(!has(&asked, "execute"));

@@ -13,6 +13,7 @@ import {
   newControlState,
   otelLogRecord,
   requestFor,
+  retainLog,
   saveConfirmation,
 } from "../wasm/agent_governor.js";
 import { memoryLogStore } from "./log-stores.js";
@@ -45,7 +46,35 @@ function readTimeout(options) {
   return timeoutMs;
 }
 
-const messageOf = (thrown) => (thrown instanceof Error ? thrown.message : String(thrown));
+/** What a thrown value says, whatever it is (a Symbol, an object whose toString throws). */
+function messageOf(thrown) {
+  try {
+    return thrown instanceof Error ? String(thrown.message) : String(thrown);
+  } catch {
+    return "(an error that cannot be shown as text)";
+  }
+}
+
+/** The most UTF-16 units of a port's text carried into an event (the core cuts it further, to one line). */
+const MAX_PORT_TEXT = 16 * 1024;
+
+/**
+ * A port's text as an event can carry it: a string (or what it says), no longer than MAX_PORT_TEXT, and
+ * well-formed (a lone surrogate, e.g. from `.slice()`, becomes U+FFFD): the core never refuses it, so an
+ * outcome is never lost for the way it was written.
+ */
+function portText(value, fallback = "") {
+  let text;
+  try {
+    text = typeof value === "string" ? value : value === undefined || value === null ? fallback : String(value);
+  } catch {
+    text = fallback;
+  }
+  return text.slice(0, MAX_PORT_TEXT).toWellFormed();
+}
+
+/** The judge reads at most this much of the execution log's tail (whole lines, cut by the core). */
+const MAX_LOG_TAIL_BYTES = 256 * 1024;
 const isPlainObject = (value) =>
   value !== null && typeof value === "object" && [Object.prototype, null].includes(Object.getPrototypeOf(value));
 
@@ -330,7 +359,15 @@ class ControlLoop {
         const writes = this.#writes;
         await writes;
         if (writes === this.#writes && this.#tasks.size === 0 && this.#queue.length === 0 && !this.#starting) return;
-        if (this.#starting && this.#tasks.size === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+        if (this.#queue.length > 0 && !this.#stepping && !this.#starting) {
+          try {
+            this.#drain();
+          } catch (error) {
+            this.#failed("loop", error);
+          }
+        }
+        // A turn of the event loop, so that timers (a timeout among them) still run.
+        await new Promise((resolve) => setTimeout(resolve, 0));
       }
     })();
     if (timeoutMs === undefined) return drained;
@@ -361,22 +398,47 @@ class ControlLoop {
 
   #dispatch(event) {
     this.#queue.push(event);
+    this.#drain();
+  }
+
+  /**
+   * Steps every queued event in order. An event the core refuses is dropped (its typed error is thrown to
+   * whoever dispatched it, once the queue is empty); the events after it are still stepped.
+   */
+  #drain() {
     if (this.#stepping || this.#starting) return;
     this.#stepping = true;
+    let refused = null;
     try {
       while (this.#queue.length > 0) {
         const next = this.#queue.shift();
-        const { state, effects } = controlStep(this.#state, next);
-        this.#state = state;
-        for (const effect of effects) this.#perform(effect);
-        this.#afterStep(next, effects);
+        let step;
+        try {
+          step = controlStep(this.#state, next);
+        } catch (error) {
+          refused ??= error;
+          continue;
+        }
+        this.#state = step.state;
+        for (const effect of step.effects) this.#perform(effect);
+        this.#afterStep(next, step.effects);
       }
     } finally {
       this.#stepping = false;
     }
+    if (refused) throw refused;
   }
 
+  /** One effect; one that throws is reported and the step's other effects are still performed. */
   #perform(effect) {
+    try {
+      this.#performOne(effect);
+    } catch (error) {
+      this.#failed(`effect ${effect.effect}`, error);
+    }
+  }
+
+  #performOne(effect) {
     this.#notify("onEffect", effect, this.#state);
     switch (effect.effect) {
       case "ask_judge":
@@ -425,7 +487,7 @@ class ControlLoop {
       () => this.#dispatch({ event: "state_persisted", revision }),
       (error) => {
         this.#failed("storage", error);
-        this.#dispatch({ event: "state_not_persisted", revision, error: messageOf(error) });
+        this.#dispatch({ event: "state_not_persisted", revision, error: portText(messageOf(error), "the save failed") });
       },
     ).catch((error) => this.#failed("loop", error));
   }
@@ -491,7 +553,10 @@ class ControlLoop {
         settings: this.#state.settings,
       };
       if (this.#playbookText) request.playbook = this.#playbookText;
-      if (effect.include_log_tail) request.log_tail = await this.#logs.tail("execution", 300);
+      if (effect.include_log_tail) {
+        const tail = portText(await this.#logs.tail("execution", 300));
+        request.log_tail = retainLog(tail, MAX_LOG_TAIL_BYTES);
+      }
       const judge = this.#config.judge;
       const signal = controller.signal;
       // After an abort the judge is not called again (a re-ask included), and its answer is not awaited.
@@ -501,7 +566,7 @@ class ControlLoop {
       try {
         outcome = await Promise.race([judgeNextAction(request, query, this.#config.prompts), aborted]);
       } catch (error) {
-        outcome = { ok: false, error: messageOf(error), judgement: null, prompt_path: null, queries: 0, repairs: [] };
+        outcome = { ok: false, error: portText(messageOf(error), "the judge failed"), judgement: null, prompt_path: null, queries: 0, repairs: [] };
       }
       if (signal.aborted || outcome === null) return;
       this.#notify("onJudgement", outcome);
@@ -538,7 +603,7 @@ class ControlLoop {
     // is settled while it waits for a person, and not between an answer's arrival and its step.
     Promise.resolve(returned).then(
       (answer) => {
-        if (typeof answer === "string") this.#track(this.#later({ event: "approval_answered", request_id: effect.request_id, answer }, "approve"));
+        if (typeof answer === "string") this.#track(this.#later({ event: "approval_answered", request_id: effect.request_id, answer: portText(answer) }, "approve"));
       },
       (error) => this.#failed("approve", error),
     );
@@ -590,8 +655,8 @@ class ControlLoop {
     this.#dispatch({
       event: "execution_finished",
       action_id: action.id,
-      succeeded: finished.succeeded,
-      detail: finished.detail,
+      succeeded: finished.succeeded === true,
+      detail: portText(finished.detail),
     });
     if (finished.pendingActions?.length > 0 && !this.#stopped) {
       const situation = this.#state.situation;
@@ -617,7 +682,7 @@ class ControlLoop {
       if (outcome === null || typeof outcome !== "object" || typeof outcome.succeeded !== "boolean") {
         return { succeeded: false, detail: "the skill reported no outcome ({ succeeded, detail })" };
       }
-      return { succeeded: outcome.succeeded, detail: String(outcome.detail ?? (outcome.succeeded ? "done" : "failed")) };
+      return { succeeded: outcome.succeeded, detail: portText(outcome.detail, outcome.succeeded ? "done" : "failed") };
     }
     const applied = await this.#applyThroughExecutor(action, approval);
     if (!applied.succeeded) return applied;
