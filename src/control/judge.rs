@@ -100,6 +100,20 @@ fn bounded(text: String) -> String {
     format!("{kept}\n… (cut at {MAX_SECTION_CHARS} characters)")
 }
 
+/// The newest part of a text whose lines run oldest first (the log's tail, past results): its last
+/// [`MAX_SECTION_CHARS`] characters, from a line start.
+fn newest(text: String) -> String {
+    let count = text.chars().count();
+    if count <= MAX_SECTION_CHARS {
+        return text;
+    }
+    let kept: String = text.chars().skip(count - MAX_SECTION_CHARS).collect();
+    let from_line = kept
+        .find('\n')
+        .map_or(kept.as_str(), |at| kept.get(at + 1..).unwrap_or(""));
+    format!("… (older lines cut: {MAX_SECTION_CHARS} characters kept)\n{from_line}")
+}
+
 /// Text from outside the loop (observations, skill results, the log, settings the model set) as the prompt
 /// carries it: one JSON string literal, so its newlines, quotes and markup are escaped (`<` and `>` too).
 /// It can neither start a line of the prompt, open a section, nor close the data block it sits in.
@@ -143,7 +157,7 @@ fn memory_lines(memory: &[ActionResult]) -> String {
             )
         })
         .collect();
-    quoted(&bounded(lines.join("\n")))
+    quoted(&newest(lines.join("\n")))
 }
 
 fn action_type_lines(types: &[ActionTypeInfo]) -> String {
@@ -200,7 +214,12 @@ pub fn prompt_variables(request: &JudgeRequest) -> BTreeMap<String, Value> {
         None => String::new(),
     };
     set("playbook", data(request.playbook.as_ref()));
-    set("log_tail", data(request.log_tail.as_ref()));
+    let tail = request
+        .log_tail
+        .as_ref()
+        .filter(|text| !text.trim().is_empty())
+        .map_or_else(String::new, |text| quoted(&newest(text.clone())));
+    set("log_tail", tail);
     variables
 }
 

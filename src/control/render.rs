@@ -79,15 +79,45 @@ pub fn check_renderer(renderer: &Renderer) -> Result<(), String> {
         if template.chars().any(super::display::is_invisible_control) {
             return Err(format!("`{name}` holds control or invisible characters"));
         }
-        for piece in placeholders(template) {
-            if let Placeholder::Malformed = piece {
-                return Err(format!(
-                    "`{name}` has a `{{` that does not open a placeholder `{{name}}` (letters, digits, _)"
-                ));
+        let pieces = placeholders(template);
+        for (index, piece) in pieces.iter().enumerate() {
+            match piece {
+                Placeholder::Malformed => {
+                    return Err(format!(
+                        "`{name}` has a `{{` that does not open a placeholder `{{name}}` (letters, digits, _)"
+                    ));
+                }
+                Placeholder::Name(placeholder) => {
+                    let before = index.checked_sub(1).and_then(|at| pieces.get(at));
+                    let after = pieces.get(index + 1);
+                    let separated = |piece: Option<&Placeholder<'_>>, end: bool| match piece {
+                        None => true,
+                        Some(Placeholder::Text(text)) => {
+                            let c = if end {
+                                text.chars().next_back()
+                            } else {
+                                text.chars().next()
+                            };
+                            c.is_some_and(separates)
+                        }
+                        Some(_) => false,
+                    };
+                    if !separated(before, true) || !separated(after, false) {
+                        return Err(format!(
+                            "in `{name}`, {{{placeholder}}} must be set apart from the text and placeholders around it by a space or punctuation (not a letter, a digit or {PLAIN_PUNCTUATION}\"<\\), so two values never read as one"
+                        ));
+                    }
+                }
+                Placeholder::Text(_) => {}
             }
         }
     }
     Ok(())
+}
+
+/// Whether `c` ends a value in a template: a value cannot run into it.
+fn separates(c: char) -> bool {
+    !(c.is_alphanumeric() || PLAIN_PUNCTUATION.contains(c) || "\"<\\".contains(c))
 }
 
 enum Placeholder<'a> {
@@ -139,17 +169,22 @@ pub fn json_depth(value: &Value) -> usize {
 }
 
 /// A string that reads the same bare as quoted: letters, digits and `-_.:/@+#`, and not a JSON literal.
+/// Plain words are ASCII: anything else is quoted, so a look-alike letter or digit from another script
+/// (a Cyrillic `Т`, a Kelvin sign, a mathematical `𝟣`) is at least marked as not a plain word.
 fn reads_plainly(text: &str) -> bool {
     !text.is_empty()
-        && text.chars().all(|c| {
-            (c.is_alphanumeric() && !super::display::is_invisible_control(c))
-                || "-_.:/@+#".contains(c)
-        })
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || PLAIN_PUNCTUATION.contains(c))
         && !matches!(text, "true" | "false" | "null")
         && serde_json::from_str::<serde_json::Number>(text).is_err()
 }
 
-/// Every space that a reader could miss (at an end, or after another space) shown as `<U+0020>`.
+/// The punctuation a plain word may hold besides ASCII letters and digits.
+const PLAIN_PUNCTUATION: &str = "-_.:/@+#";
+
+/// Every space that a reader could miss (at an end, or after another space) shown as `<U+0020>`, and any
+/// other whitespace (no-break, thin, ideographic) always.
 fn visible_spaces(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
@@ -158,6 +193,8 @@ fn visible_spaces(text: &str) -> String {
         let missable = index == 0 || index + 1 == chars.len() || previous == Some(&' ');
         if c == ' ' && missable {
             out.push_str("<U+0020>");
+        } else if c.is_whitespace() && c != ' ' {
+            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
         } else {
             out.push(c);
         }
@@ -170,10 +207,11 @@ fn visible_spaces(text: &str) -> String {
 /// JSON. Invisible characters and missable spaces are made visible.
 pub fn shown(value: &Value) -> String {
     let text = match value {
-        Value::String(text) if reads_plainly(text) => return display_safe(text),
+        Value::String(text) if reads_plainly(text) => return text.clone(),
         other => crate::input::to_json_string(other),
     };
-    visible_spaces(&display_safe(&text))
+    // `<` is escaped first, so a value holding the text `<U+200B>` never reads as one holding U+200B.
+    visible_spaces(&display_safe(&text.replace('<', "\\u003c")))
 }
 
 fn fill(
@@ -403,6 +441,46 @@ mod tests {
             task_lines("send_mail", &json!({"subject": "x"}), &renderers),
             Err(RenderError::MissingParameter("to".to_owned()))
         );
+    }
+
+    #[test]
+    fn the_notation_of_invisible_characters_and_odd_spaces_cannot_be_forged() {
+        let none = BTreeMap::new();
+        let pairs = [
+            (
+                json!({"node_id": "T-1\u{200B}"}),
+                json!({"node_id": "T-1<U+200B>"}),
+            ),
+            (json!({"a": "a  b"}), json!({"a": "a <U+0020>b"})),
+            (json!({"a": "a\u{A0}b"}), json!({"a": "a b"})),
+            (json!({"a": "a\u{3000}b"}), json!({"a": "a b"})),
+            (json!({"a": "\u{422}-1"}), json!({"a": "T-1"})),
+        ];
+        for (a, b) in pairs {
+            assert_ne!(
+                task_lines("t", &a, &none).unwrap(),
+                task_lines("t", &b, &none).unwrap(),
+                "{a} / {b}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_template_cannot_run_two_values_together() {
+        for template in ["send to {node_id}@{to}", "{a}{b}", "x{a} y", "\"{a}\""] {
+            let renderer = Renderer {
+                execute: template.to_owned(),
+                impact: "the mailbox".to_owned(),
+            };
+            assert!(check_renderer(&renderer).is_err(), "{template}");
+        }
+        for template in ["send {subject} to {to}", "{a}, {b}", "({a})"] {
+            let renderer = Renderer {
+                execute: template.to_owned(),
+                impact: "the mailbox".to_owned(),
+            };
+            assert_eq!(check_renderer(&renderer), Ok(()), "{template}");
+        }
     }
 
     #[test]

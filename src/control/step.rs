@@ -187,7 +187,8 @@ impl Machine {
                     .cloned();
                 // A failed action, or any of a type that failed, runs again only after a person's y.
                 let failed_before = self.state.failed_digests.contains(&action.digest)
-                    || self.state.suspended_types.contains(action_type);
+                    || self.state.suspended_types.contains(action_type)
+                    || self.state.suspended_types.len() >= bounds::MAX_WHITELIST_ENTRIES;
                 match whitelisted {
                     Some(entry) if !failed_before => {
                         let approval = ApprovalRecord {
@@ -552,6 +553,12 @@ impl Machine {
             return;
         }
         let approval = execution.approval.clone();
+        let lines = machine_lines(
+            &self.state,
+            &action.action_type,
+            &action.parameters,
+            &action.purpose,
+        );
         let intact = approval.digest == action.digest
             && action.digest
                 == Action::expected_digest(
@@ -559,8 +566,15 @@ impl Machine {
                     &action.parameters,
                     &action.purpose,
                 )
-            && (approval.by == ApprovedBy::Person
-                || approval.whitelist_entry.as_deref() == Some(action.action_type.as_str()));
+            && lines.as_ref().ok() == Some(&action.lines)
+            && match approval.by {
+                ApprovedBy::Person => {
+                    approval.request_id.as_deref() == Some(action.request_id().as_str())
+                }
+                ApprovedBy::Whitelist => {
+                    approval.whitelist_entry.as_deref() == Some(action.action_type.as_str())
+                }
+            };
         if !intact {
             // A state altered outside the loop: what was approved is not what would run.
             self.state.execution = None;
@@ -1124,8 +1138,8 @@ fn machine_lines(
             [
                 format!(
                     "Execute: set the agent setting {key} from {} to {}",
-                    crate::input::to_json_string(&previous),
-                    crate::input::to_json_string(value)
+                    render::shown(&previous),
+                    render::shown(value)
                 ),
                 format!("Impact: the agent setting {key} (reversible)"),
             ]
@@ -1133,14 +1147,15 @@ fn machine_lines(
         Purpose::Restart => [
             format!(
                 "Execute: restart the agent so that {} take effect",
-                crate::input::to_json_string(parameters)
+                render::shown(parameters)
             ),
             "Impact: the agent process and its host".to_owned(),
         ],
     };
     let [first, second] = lines;
+    // Every part is display-safe already (identifiers, shown values): nothing is folded, so two values
+    // never read alike.
     let safe = |line: String| {
-        let line = super::display::display_safe(&super::text::fold_whitespace(&line));
         let chars = line.chars().count();
         if chars > render::MAX_APPROVAL_LINE_CHARS {
             Err(RenderError::TooLong(chars))

@@ -11,7 +11,7 @@ use crate::control::judgement_answer::judgement_schema;
 use crate::control::log::{
     DEFAULT_LOG_LIMIT_BYTES, execution_line, otel_record, retained_from, tail,
 };
-use crate::control::render::{Renderer, check_renderer};
+use crate::control::render::{MAX_PARAMETER_DEPTH, Renderer, check_renderer, json_depth};
 use crate::control::{ControlEvent, ControlState, LogChannel, LogRecord, Rules, bounds, step};
 use crate::input::InputError;
 use js_sys::Promise;
@@ -275,6 +275,16 @@ fn check_rules(path: &str, rules: &Rules) -> Result<(), InputError> {
             "must be one token (no spaces)",
         ));
     }
+    if rules
+        .host_settings
+        .values()
+        .any(|value| json_depth(value) > MAX_PARAMETER_DEPTH)
+    {
+        return Err(InputError::invalid(
+            format!("{path}.host_settings"),
+            format!("a value nests deeper than {MAX_PARAMETER_DEPTH} levels"),
+        ));
+    }
     if bounds::json_bytes(&rules.host_settings) > bounds::MAX_HOST_SETTINGS_BYTES {
         return Err(InputError::invalid(
             format!("{path}.host_settings"),
@@ -315,6 +325,16 @@ fn read_setup(setup: &JsValue) -> Result<ControlState, InputError> {
         return Err(InputError::invalid(
             "setup.goal",
             format!("at most {} bytes", bounds::MAX_GOAL_BYTES),
+        ));
+    }
+    if let Some((key, _)) = setup
+        .settings
+        .iter()
+        .find(|(_, value)| json_depth(value) > MAX_PARAMETER_DEPTH)
+    {
+        return Err(InputError::invalid(
+            format!("setup.settings.{key}"),
+            format!("nests deeper than {MAX_PARAMETER_DEPTH} levels"),
         ));
     }
     if bounds::json_bytes(&setup.settings) > bounds::MAX_SETTINGS_BYTES {

@@ -3,7 +3,7 @@
 // normalisation), at any size, with observations kept as data, and a driver that stops when told.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MemoryStore, controlStep, createControlLoop, createGovernor, displaySafe, newControlState } from "agent-governor";
+import { MemoryStore, controlStep, createControlLoop, createGovernor, displaySafe, memoryLogStore, newControlState } from "agent-governor";
 
 const NULLS = {
   reply: null, action_type: null, summary: null, impact_scope: null, node_id: null, from: null, to: null,
@@ -459,3 +459,64 @@ test("an event the core refuses in the middle of a queue strands nothing, and se
   await loop.settled({ timeoutMs: 2000 });
   assert.notEqual(loop.state().mode, undefined);
 });
+
+test("the judge reads the newest lines of a long log after a failure; a log port that fails is a failed judgement, not a stuck loop", async () => {
+  const logs = memoryLogStoreWith(400);
+  const judge = scriptedJudge(act(), reply("seen"));
+  const { loop, approvals } = harness({ judge, logs }, boardSkill({ status: 500 }));
+  loop.observe({ external: 1 });
+  await loop.settled();
+  loop.answer("y", approvals[0].requestId);
+  await loop.settled();
+  loop.say("what went wrong?");
+  await loop.settled();
+  assert.match(judge.prompts.at(-1), /HTTP|status_change on T-1/, "the failure's own line is in the tail");
+  assert.match(judge.prompts.at(-1), /line 399/);
+
+  const failing = harness({ judge: scriptedJudge(act()), logs: { append() {}, size: () => 0, tail: async () => { throw new Error("log gone"); } } }, boardSkill({ status: 500 }));
+  failing.loop.observe({ external: 1 });
+  await failing.loop.settled();
+  failing.loop.answer("y", failing.approvals[0].requestId);
+  await failing.loop.settled();
+  failing.loop.say("what went wrong?");
+  await failing.loop.settled();
+  assert.equal(failing.loop.status().halt.kind, "judgement_failed");
+  assert.ok(failing.chat.some((line) => /log gone/.test(line)), failing.chat.join("\n"));
+});
+
+test("a loadRules that never answers does not hold the restart back, nor a person's stop", { timeout: 30_000 }, async () => {
+  let saved;
+  const approvals = [];
+  const first = createControlLoop({
+    goal: "g", judge: scriptedJudge(act({ action_type: "run" })), approve: (request) => { approvals.push(request); },
+    storage: { save: (state) => { saved = structuredClone(state); } }, skills: { run: () => new Promise(() => {}) },
+  });
+  first.observe({ external: 1 });
+  await first.settled();
+  first.answer("y", approvals[0].requestId);
+  for (let n = 0; n < 20; n += 1) await tick();
+  const runs = [];
+  const second = createControlLoop({
+    goal: "g", judge: scriptedJudge(), state: saved, onError: () => {},
+    storage: { save() {}, loadRules: () => new Promise(() => {}) }, skills: { run: () => { runs.push(1); return { succeeded: true }; } },
+  });
+  second.say("stop everything");
+  await second.settled({ timeoutMs: 20_000 });
+  assert.equal(runs.length, 0);
+  assert.equal(second.status().unreconciled.length, 1);
+  assert.throws(() => createControlLoop({ goal: "g", judge: scriptedJudge(), state: { ...saved, revision: 2 ** 52 }, storage: { save() {}, loadRules: () => null } }), {
+    name: "AgentGovernorError", path: "state.revision",
+  });
+  assert.throws(() => createControlLoop({ goal: "g", judge: scriptedJudge(), settings: { layout: JSON.parse(`${"[".repeat(40)}${"]".repeat(40)}`) } }), {
+    name: "AgentGovernorError", path: "setup.settings.layout",
+  });
+});
+
+/** A memory log store already holding `count` execution lines ("line 0" ... oldest first). */
+function memoryLogStoreWith(count) {
+  const store = memoryLogStore();
+  for (let n = 0; n < count; n += 1) {
+    store.append("execution", `${JSON.stringify({ time: "t", event_summary: `line ${n}`, cause: "x".repeat(180), impact_scope: "s" })}\n`);
+  }
+  return store;
+}

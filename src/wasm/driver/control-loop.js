@@ -73,6 +73,9 @@ function portText(value, fallback = "") {
   return text.slice(0, MAX_PORT_TEXT).toWellFormed();
 }
 
+/** How long the loop waits for `storage.loadRules()` before it starts without the saved rules. */
+const LOAD_RULES_TIMEOUT_MS = 10_000;
+
 /** The judge reads at most this much of the execution log's tail (whole lines, cut by the core). */
 const MAX_LOG_TAIL_BYTES = 256 * 1024;
 const isPlainObject = (value) =>
@@ -206,6 +209,8 @@ class ControlLoop {
       ...(config.audit ? { audit: config.audit } : {}),
       ...(config.language ? { language: config.language } : {}),
     });
+    // A saved state is checked now (a no-op step), so a bad one is a typed error from the constructor.
+    if (config.state !== undefined) controlStep(config.state, { event: "state_persisted", revision: 0 });
     const loadRules = config.storage?.loadRules;
     if (loadRules && config.rules === undefined) {
       // Events wait until the persisted rules are back: nothing is judged under rules a person replaced.
@@ -225,10 +230,17 @@ class ControlLoop {
 
   async #start(restarted, loadRules) {
     let rules;
+    let timer;
     try {
-      rules = (await loadRules()) ?? undefined;
+      // A load that never settles must not hold the restart (nor a person's message) back.
+      const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${LOAD_RULES_TIMEOUT_MS} ms: started without them`)), LOAD_RULES_TIMEOUT_MS);
+      });
+      rules = (await Promise.race([Promise.resolve().then(loadRules), late])) ?? undefined;
     } catch (error) {
       this.#failed("storage.loadRules", error);
+    } finally {
+      clearTimeout(timer);
     }
     this.#starting = false;
     const queued = this.#queue.splice(0);
@@ -544,28 +556,13 @@ class ControlLoop {
   async #judge(effect) {
     const controller = new AbortController();
     this.#judgements.set(effect.judgement_id, controller);
+    const signal = controller.signal;
     try {
-      if (this.#config.reflection && this.#playbookText === undefined) await this.#loadPlaybook();
-      const request = {
-        situation: effect.situation,
-        memory: effect.memory,
-        action_types: this.#actionTypes(),
-        settings: this.#state.settings,
-      };
-      if (this.#playbookText) request.playbook = this.#playbookText;
-      if (effect.include_log_tail) {
-        const tail = portText(await this.#logs.tail("execution", 300));
-        request.log_tail = retainLog(tail, MAX_LOG_TAIL_BYTES);
-      }
-      const judge = this.#config.judge;
-      const signal = controller.signal;
-      // After an abort the judge is not called again (a re-ask included), and its answer is not awaited.
-      const query = (prompt, options) => (signal.aborted ? { error: "aborted" } : judge(prompt, { ...options, signal }));
-      const aborted = new Promise((resolve) => signal.addEventListener("abort", () => resolve(null), { once: true }));
       let outcome;
       try {
-        outcome = await Promise.race([judgeNextAction(request, query, this.#config.prompts), aborted]);
+        outcome = await this.#ask(effect, signal);
       } catch (error) {
+        // A port that failed while the request was built (the log, the playbook): the judgement failed.
         outcome = { ok: false, error: portText(messageOf(error), "the judge failed"), judgement: null, prompt_path: null, queries: 0, repairs: [] };
       }
       if (signal.aborted || outcome === null) return;
@@ -577,6 +574,32 @@ class ControlLoop {
       );
     } finally {
       this.#judgements.delete(effect.judgement_id);
+    }
+  }
+
+  /** Builds the judge's request and asks; resolves to the JudgeOutcome, or null once aborted. */
+  async #ask(effect, signal) {
+    {
+      if (this.#config.reflection && this.#playbookText === undefined) await this.#loadPlaybook();
+      const request = {
+        situation: effect.situation,
+        memory: effect.memory,
+        action_types: this.#actionTypes(),
+        settings: this.#state.settings,
+      };
+      if (this.#playbookText) request.playbook = this.#playbookText;
+      if (effect.include_log_tail) {
+        // The newest lines matter: a tail too long for a request is cut from its start, by the core, at a
+        // whole line.
+        const tail = await this.#logs.tail("execution", 300);
+        const text = typeof tail === "string" ? tail : "";
+        request.log_tail = retainLog(text.slice(-4 * MAX_LOG_TAIL_BYTES).toWellFormed(), MAX_LOG_TAIL_BYTES);
+      }
+      const judge = this.#config.judge;
+      // After an abort the judge is not called again (a re-ask included), and its answer is not awaited.
+      const query = (prompt, options) => (signal.aborted ? { error: "aborted" } : judge(prompt, { ...options, signal }));
+      const aborted = new Promise((resolve) => signal.addEventListener("abort", () => resolve(null), { once: true }));
+      return Promise.race([judgeNextAction(request, query, this.#config.prompts), aborted]);
     }
   }
 
@@ -658,14 +681,11 @@ class ControlLoop {
       succeeded: finished.succeeded === true,
       detail: portText(finished.detail),
     });
-    if (finished.pendingActions?.length > 0 && !this.#stopped) {
+    const pending = Array.isArray(finished.pendingActions) ? finished.pendingActions.map((item) => portText(item)).filter(Boolean) : [];
+    if (pending.length > 0 && !this.#stopped) {
       const situation = this.#state.situation;
       const internal = isPlainObject(situation.internal) ? situation.internal : {};
-      this.#dispatch({
-        event: "situation_changed",
-        external: situation.external,
-        internal: { ...internal, pending_actions: finished.pendingActions },
-      });
+      this.#dispatch({ event: "situation_changed", internal: { ...internal, pending_actions: pending } });
     }
   }
 
@@ -721,30 +741,43 @@ class ControlLoop {
     const query = this.#config.judge;
     let detail = applied.detail;
     if (watcher) {
-      const verdict = await watcher.inspect(
-        {
-          executor_result: { status: "completed", artifacts: [action.lines[0]], execution_log: detail },
-          original_request: `${this.#state.situation.goal}: ${action.lines[0]}`,
-        },
-        query,
-      );
-      if (!verdict.pass) {
-        return { succeeded: false, detail: `${detail}, but the review did not pass: ${verdict.issues.join("; ") || "no reason"}` };
+      let verdict;
+      try {
+        verdict = await watcher.inspect(
+          {
+            executor_result: { status: "completed", artifacts: [action.lines[0]], execution_log: detail },
+            original_request: `${this.#state.situation.goal}: ${action.lines[0]}`,
+          },
+          query,
+        );
+      } catch (error) {
+        // Applied, and the review could not decide: reported as not passed (the Watcher fails closed).
+        return { succeeded: false, detail: `${detail}, but the review could not decide: ${messageOf(error)}` };
+      }
+      if (verdict?.pass !== true) {
+        const issues = Array.isArray(verdict?.issues) ? verdict.issues.map((issue) => portText(issue)).join("; ") : "";
+        return { succeeded: false, detail: `${detail}, but the review did not pass: ${issues || "no reason"}` };
       }
       detail = `${detail}; review passed`;
     }
     if (closer) {
-      const check = await closer.check(
-        {
-          structuredOutput: { goal: this.#state.situation.goal, action: action.lines[0], result: detail },
-          stepId: action.id,
-          c3l: { c2: "complete", c3: "task" },
-        },
-        query,
-      );
-      if (!check.complete) {
-        const pendingActions = check.output.pendingActions ?? [];
-        const why = check.error ?? check.reasons?.join("; ") ?? "";
+      let check;
+      try {
+        check = await closer.check(
+          {
+            structuredOutput: { goal: this.#state.situation.goal, action: action.lines[0], result: detail },
+            stepId: action.id,
+            c3l: { c2: "complete", c3: "task" },
+          },
+          query,
+        );
+      } catch (error) {
+        return { succeeded: true, detail: `${detail}; the completion check could not decide: ${messageOf(error)}` };
+      }
+      if (check?.complete !== true) {
+        const pendingActions = check?.output?.pendingActions ?? [];
+        const reasons = Array.isArray(check?.reasons) ? check.reasons.map((reason) => portText(reason)).join("; ") : "";
+        const why = portText(check?.error) || reasons;
         return { succeeded: true, detail: `${detail}; step not complete (${why || "pending work"})`, pendingActions };
       }
       detail = `${detail}; step complete`;
