@@ -1175,3 +1175,33 @@ fn an_approved_restart_is_recorded_as_done_when_the_host_comes_back() {
         matches!(&host.state.last_result, Some(ActionResult { succeeded: true, detail, .. }) if detail == "the host restarted")
     );
 }
+
+#[test]
+fn an_interrupted_approval_resumed_after_a_restart_reads_as_the_renderers_now_say_and_runs() {
+    let mut host = awaiting_approval();
+    host.say("wait");
+    host.send(ControlEvent::HostRestarted {
+        boot: "b3".to_owned(),
+        rules: None,
+        renderers: Some(
+            [(
+                "status_change".to_owned(),
+                Renderer {
+                    execute: "move {node_id} from {from} to {to}".to_owned(),
+                    impact: "the ticket {node_id}".to_owned(),
+                },
+            )]
+            .into_iter()
+            .collect(),
+        ),
+    });
+    let resumed = host.send(ControlEvent::InterruptionAnswered {
+        answer: "resume".to_owned(),
+    });
+    let lines = approval_request(&resumed).unwrap();
+    assert_eq!(
+        lines[0],
+        "Execute: move T-7 from review to done (status_change)"
+    );
+    assert!(executes(&host.answer("y")), "what was shown is what runs");
+}

@@ -1024,7 +1024,22 @@ impl Machine {
             }
             Some(ResumeOrDiscard::Resume) => match self.state.interrupted.take() {
                 Some(InterruptedTask::AwaitingApproval { action }) => {
-                    self.request_approval(*action)
+                    // Shown as the machine renders it now (renderers may have changed meanwhile).
+                    let mut action = *action;
+                    match machine_lines(
+                        &self.state,
+                        &action.action_type,
+                        &action.parameters,
+                        &action.purpose,
+                    ) {
+                        Ok(lines) => {
+                            action.lines = lines;
+                            self.request_approval(action);
+                        }
+                        Err(error) => {
+                            self.judge_failed(&format!("the action cannot be shown: {error}"))
+                        }
+                    }
                 }
                 Some(InterruptedTask::Judging | InterruptedTask::Nothing) | None => {
                     self.ask_judge()
