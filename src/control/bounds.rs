@@ -35,6 +35,59 @@ pub const MAX_HOST_SETTINGS_BYTES: usize = 16 * 1024;
 /// Agent settings (self-modification's values), as JSON, in bytes.
 pub const MAX_SETTINGS_BYTES: usize = 32 * 1024;
 
+/// Why a set of rules cannot be kept: the field (`whitelist[2]`, `privilegedPrefix`, `host_settings`) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RulesProblem {
+    pub field: String,
+    pub message: String,
+}
+
+/// Rules the loop can keep, wherever they come from (a host's setup, a restart, an approved change):
+/// whitelist entries of bounded number and size, one privileged token, host settings bounded in size and
+/// depth.
+pub fn check_rules(rules: &super::state::Rules) -> Result<(), RulesProblem> {
+    let problem = |field: String, message: String| Err(RulesProblem { field, message });
+    if rules.whitelist.len() > MAX_WHITELIST_ENTRIES {
+        return problem(
+            "whitelist".to_owned(),
+            format!("holds at most {MAX_WHITELIST_ENTRIES} entries"),
+        );
+    }
+    for (index, entry) in rules.whitelist.iter().enumerate() {
+        if entry.trim().is_empty() || entry.len() > MAX_ENTRY_BYTES {
+            return problem(
+                format!("whitelist[{index}]"),
+                format!("must be 1 to {MAX_ENTRY_BYTES} bytes"),
+            );
+        }
+    }
+    let prefix = &rules.privileged_prefix;
+    if prefix.is_empty() || prefix.len() > MAX_ENTRY_BYTES || prefix.contains(char::is_whitespace) {
+        return problem(
+            "privilegedPrefix".to_owned(),
+            "must be one token (no spaces)".to_owned(),
+        );
+    }
+    let depth = super::render::MAX_PARAMETER_DEPTH;
+    if rules
+        .host_settings
+        .values()
+        .any(|value| super::render::json_depth(value) > depth)
+    {
+        return problem(
+            "host_settings".to_owned(),
+            format!("a value nests deeper than {depth} levels"),
+        );
+    }
+    if json_bytes(&rules.host_settings) > MAX_HOST_SETTINGS_BYTES {
+        return problem(
+            "host_settings".to_owned(),
+            format!("at most {MAX_HOST_SETTINGS_BYTES} bytes as JSON"),
+        );
+    }
+    Ok(())
+}
+
 /// The size of `value` as JSON, in bytes. (Written out with the one serializer the module already
 /// instantiates for every type: a counting writer would compile a second copy of all of them.)
 pub fn json_bytes<T: Serialize>(value: &T) -> usize {

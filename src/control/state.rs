@@ -213,6 +213,24 @@ pub struct RuleChange {
 }
 
 impl RuleChange {
+    /// `rules` with this change made.
+    pub fn apply_to(&self, rules: &mut Rules) {
+        rules
+            .whitelist
+            .retain(|entry| !self.whitelist_remove.contains(entry));
+        for entry in &self.whitelist_add {
+            if !rules.whitelist.contains(entry) {
+                rules.whitelist.push(entry.clone());
+            }
+        }
+        if let Some(prefix) = &self.privileged_prefix {
+            rules.privileged_prefix = prefix.clone();
+        }
+        for (key, value) in &self.host_settings {
+            rules.host_settings.insert(key.clone(), value.clone());
+        }
+    }
+
     /// Whether every part of the change takes effect without a restart.
     pub fn applies_at_once(&self) -> bool {
         self.host_settings.is_empty()

@@ -457,21 +457,7 @@ impl Machine {
     /// Approved rules are persisted and apply at once; what cannot apply at once stops the loop, shows the
     /// restart steps and offers a restart (itself an action that needs approval).
     fn apply_rule_change(&mut self, action: &Action, change: super::state::RuleChange) {
-        let rules = &mut self.state.rules;
-        rules
-            .whitelist
-            .retain(|entry| !change.whitelist_remove.contains(entry));
-        for entry in &change.whitelist_add {
-            if !rules.whitelist.contains(entry) {
-                rules.whitelist.push(entry.clone());
-            }
-        }
-        if let Some(prefix) = &change.privileged_prefix {
-            rules.privileged_prefix = prefix.clone();
-        }
-        for (key, value) in &change.host_settings {
-            rules.host_settings.insert(key.clone(), value.clone());
-        }
+        change.apply_to(&mut self.state.rules);
         self.effects.push(ControlEffect::PersistRules {
             rules: self.state.rules.clone(),
         });
@@ -826,19 +812,11 @@ impl Machine {
     /// The waiting action's lines under the current renderers; an action that can no longer be shown is
     /// dropped (it was never approved).
     fn rerender_pending(&mut self) {
-        let Some(mut action) = self.state.in_progress.clone() else {
+        let Some(action) = self.state.in_progress.clone() else {
             return;
         };
-        match machine_lines(
-            &self.state,
-            &action.action_type,
-            &action.parameters,
-            &action.purpose,
-        ) {
-            Ok(lines) => {
-                action.lines = lines;
-                self.state.in_progress = Some(action);
-            }
+        match self.rerendered(action) {
+            Ok(action) => self.state.in_progress = Some(action),
             Err(error) => {
                 self.state.in_progress = None;
                 self.state.mode = Mode::Stopped;
@@ -849,6 +827,17 @@ impl Machine {
                 );
             }
         }
+    }
+
+    /// `action` with its lines as the machine renders them now.
+    fn rerendered(&self, mut action: Action) -> Result<Action, RenderError> {
+        action.lines = machine_lines(
+            &self.state,
+            &action.action_type,
+            &action.parameters,
+            &action.purpose,
+        )?;
+        Ok(action)
     }
 
     /// The action that was executing when the host stopped: kept for a person to say whether it applied.
@@ -1025,17 +1014,8 @@ impl Machine {
             Some(ResumeOrDiscard::Resume) => match self.state.interrupted.take() {
                 Some(InterruptedTask::AwaitingApproval { action }) => {
                     // Shown as the machine renders it now (renderers may have changed meanwhile).
-                    let mut action = *action;
-                    match machine_lines(
-                        &self.state,
-                        &action.action_type,
-                        &action.parameters,
-                        &action.purpose,
-                    ) {
-                        Ok(lines) => {
-                            action.lines = lines;
-                            self.request_approval(action);
-                        }
+                    match self.rerendered(*action) {
+                        Ok(action) => self.request_approval(action),
                         Err(error) => {
                             self.judge_failed(&format!("the action cannot be shown: {error}"))
                         }
@@ -1181,48 +1161,29 @@ fn machine_lines(
     Ok([safe(first)?, safe(second)?])
 }
 
-/// A rule change the loop can keep: entries of bounded size and number, host settings of bounded size.
+/// A rule change the loop can keep: the rules it makes pass [`bounds::check_rules`], and the entries it
+/// removes are of the same size as any entry.
 fn check_rule_change(
     state: &ControlState,
     change: &super::state::RuleChange,
 ) -> Result<(), String> {
-    let entries = change.whitelist_add.iter().chain(&change.whitelist_remove);
-    for entry in entries {
-        if entry.trim().is_empty() || entry.len() > bounds::MAX_ENTRY_BYTES {
-            return Err(format!(
-                "a whitelist entry must be 1 to {} bytes",
-                bounds::MAX_ENTRY_BYTES
-            ));
-        }
-    }
-    if state.rules.whitelist.len() + change.whitelist_add.len() > bounds::MAX_WHITELIST_ENTRIES {
-        return Err(format!(
-            "the whitelist holds at most {} entries",
-            bounds::MAX_WHITELIST_ENTRIES
-        ));
-    }
-    if let Some(prefix) = &change.privileged_prefix {
-        if prefix.is_empty()
-            || prefix.len() > bounds::MAX_ENTRY_BYTES
-            || prefix.contains(char::is_whitespace)
-        {
-            return Err("the privileged prefix must be one token".to_owned());
-        }
-    }
-    if change
-        .host_settings
-        .values()
-        .any(|value| render::json_depth(value) > render::MAX_PARAMETER_DEPTH)
+    if let Some(entry) = change
+        .whitelist_remove
+        .iter()
+        .find(|entry| entry.trim().is_empty() || entry.len() > bounds::MAX_ENTRY_BYTES)
     {
-        return Err("a host setting nests too deeply".to_owned());
-    }
-    let mut settings = state.rules.host_settings.clone();
-    settings.extend(change.host_settings.clone());
-    if bounds::json_bytes(&settings) > bounds::MAX_HOST_SETTINGS_BYTES {
         return Err(format!(
-            "host settings are at most {} bytes",
-            bounds::MAX_HOST_SETTINGS_BYTES
+            "the whitelist entry to remove `{}` is not 1 to {} bytes",
+            one_line(entry),
+            bounds::MAX_ENTRY_BYTES
         ));
     }
-    Ok(())
+    let mut rules = state.rules.clone();
+    change.apply_to(&mut rules);
+    bounds::check_rules(&rules).map_err(|problem| {
+        format!(
+            "the rules it makes: `{}` {}",
+            problem.field, problem.message
+        )
+    })
 }

@@ -251,47 +251,9 @@ fn random_boot() -> Result<String, InputError> {
 }
 
 fn check_rules(path: &str, rules: &Rules) -> Result<(), InputError> {
-    if rules.whitelist.len() > bounds::MAX_WHITELIST_ENTRIES {
-        return Err(InputError::invalid(
-            format!("{path}.whitelist"),
-            format!("holds at most {} entries", bounds::MAX_WHITELIST_ENTRIES),
-        ));
-    }
-    for (index, entry) in rules.whitelist.iter().enumerate() {
-        if entry.is_empty() || entry.len() > bounds::MAX_ENTRY_BYTES {
-            return Err(InputError::invalid(
-                format!("{path}.whitelist[{index}]"),
-                format!("must be 1 to {} bytes", bounds::MAX_ENTRY_BYTES),
-            ));
-        }
-    }
-    let prefix = &rules.privileged_prefix;
-    if prefix.is_empty()
-        || prefix.len() > bounds::MAX_ENTRY_BYTES
-        || prefix.contains(char::is_whitespace)
-    {
-        return Err(InputError::invalid(
-            format!("{path}.privilegedPrefix"),
-            "must be one token (no spaces)",
-        ));
-    }
-    if rules
-        .host_settings
-        .values()
-        .any(|value| json_depth(value) > MAX_PARAMETER_DEPTH)
-    {
-        return Err(InputError::invalid(
-            format!("{path}.host_settings"),
-            format!("a value nests deeper than {MAX_PARAMETER_DEPTH} levels"),
-        ));
-    }
-    if bounds::json_bytes(&rules.host_settings) > bounds::MAX_HOST_SETTINGS_BYTES {
-        return Err(InputError::invalid(
-            format!("{path}.host_settings"),
-            format!("at most {} bytes as JSON", bounds::MAX_HOST_SETTINGS_BYTES),
-        ));
-    }
-    Ok(())
+    bounds::check_rules(rules).map_err(|problem| {
+        InputError::invalid(format!("{path}.{}", problem.field), problem.message)
+    })
 }
 
 fn check_renderers(path: &str, renderers: &BTreeMap<String, Renderer>) -> Result<(), InputError> {
@@ -312,14 +274,6 @@ fn read_setup(setup: &JsValue) -> Result<ControlState, InputError> {
     let setup: ControlSetup = from_js("setup", setup)?;
     if setup.goal.trim().is_empty() {
         return Err(InputError::invalid("setup.goal", "must not be empty"));
-    }
-    if let Some(prefix) = &setup.privileged_prefix {
-        if prefix.is_empty() || prefix.contains(char::is_whitespace) {
-            return Err(InputError::invalid(
-                "setup.privilegedPrefix",
-                "must be one token (no spaces)",
-            ));
-        }
     }
     if setup.goal.len() > bounds::MAX_GOAL_BYTES {
         return Err(InputError::invalid(

@@ -437,27 +437,33 @@ test("a log tail larger than a request can carry is cut by whole lines, and the 
   assert.match(judge.prompts.at(-1), /execution log's last lines/);
 });
 
-test("an event the core refuses in the middle of a queue strands nothing, and settled() still times out", async () => {
-  const deep = JSON.parse(`${"[".repeat(125)}${"]".repeat(125)}`);
+test("an event the core refuses in the middle of a queue strands nothing; effects that throw are contained", async () => {
   let first = true;
+  const chat = [];
   const loop = createControlLoop({
     goal: "g",
     judge: scriptedJudge(reply("x"), reply("y")),
+    chat: (text) => chat.push(text),
     onError: () => {},
     onEffect: (effect) => {
       if (effect.effect === "persist_state" && first) {
         first = false;
-        try { loop.say("a"); loop.say("b"); } catch {}
+        // Queued while the loop steps: the first is refused by the core (a lone surrogate), the second is not.
+        loop.say("\ud800 lone");
+        loop.say("b");
       }
     },
+    // Every log line's time throws in the host: the effect fails, the step's other effects still happen.
     now: () => 1e20,
   });
-  loop.observe({ external: { feed: deep } });
+  assert.throws(() => loop.observe({ external: 1 }), { name: "AgentGovernorError", code: "invalid_input" });
   await loop.settled({ timeoutMs: 2000 });
-  assert.equal(typeof loop.state().situation.external, "string", "kept as text: the state stays readable");
+  assert.equal(loop.state().mode, "interrupted", "the message after the refused one was taken");
+  assert.equal(loop.state().situation.instruction, "b");
   loop.say("stop everything");
   await loop.settled({ timeoutMs: 2000 });
-  assert.notEqual(loop.state().mode, undefined);
+  assert.equal(loop.state().situation.instruction, "stop everything");
+  assert.ok(chat.some((line) => /resume \/ discard/.test(line)), chat.join("\n"));
 });
 
 test("the judge reads the newest lines of a long log after a failure; a log port that fails is a failed judgement, not a stuck loop", async () => {

@@ -612,23 +612,43 @@ class ControlLoop {
     const action = structuredClone(this.#state.in_progress);
     const request = { requestId: effect.request_id, actionId: effect.action_id, lines: [...effect.lines], note: effect.note ?? null, digest: effect.digest, action };
     this.#pending = structuredClone(request);
-    const approve = this.#config.approve;
-    if (!approve || this.#stopped) return;
+    this.#askPerson("approve", request, (answer) =>
+      typeof answer === "string" ? { event: "approval_answered", request_id: effect.request_id, answer: portText(answer) } : null,
+    );
+  }
+
+  #requestReconcile(effect) {
+    const waiting = (this.#state.unreconciled ?? []).find(({ action }) => action.id === effect.action_id);
+    const request = { actionId: effect.action_id, lines: [...effect.lines], action: structuredClone(waiting?.action ?? null) };
+    this.#askPerson("reconcile", request, (outcome) =>
+      outcome === "applied" || outcome === "not_applied"
+        ? { event: "outcome_reconciled", action_id: effect.action_id, applied: outcome === "applied" }
+        : null,
+    );
+  }
+
+  /**
+   * Shows `request` through the `port` (approve, reconcile). What the port returns, when `toEvent` reads it
+   * as an answer, is the person's; nothing returned means the answer comes through the loop's methods. It is
+   * taken on a later turn of the event loop, so a port that answers at once cannot spin the loop. The loop
+   * is settled while it waits for a person, and not between an answer's arrival and its step.
+   */
+  #askPerson(port, request, toEvent) {
+    const show = this.#config[port];
+    if (!show || this.#stopped) return;
     let returned;
     try {
-      returned = approve(request);
+      returned = show(request);
     } catch (error) {
-      this.#failed("approve", error);
+      this.#failed(port, error);
       return;
     }
-    // A returned answer is the person's; nothing returned means the answer comes through answer(). It is
-    // taken on a later turn of the event loop, so a port that answers at once cannot spin the loop. The loop
-    // is settled while it waits for a person, and not between an answer's arrival and its step.
     Promise.resolve(returned).then(
       (answer) => {
-        if (typeof answer === "string") this.#track(this.#later({ event: "approval_answered", request_id: effect.request_id, answer: portText(answer) }, "approve"));
+        const event = toEvent(answer);
+        if (event) this.#track(this.#later(event, port));
       },
-      (error) => this.#failed("approve", error),
+      (error) => this.#failed(port, error),
     );
   }
 
@@ -644,28 +664,6 @@ class ControlLoop {
         resolve();
       }, 0);
     });
-  }
-
-  #requestReconcile(effect) {
-    const reconcile = this.#config.reconcile;
-    if (!reconcile || this.#stopped) return;
-    const waiting = (this.#state.unreconciled ?? []).find(({ action }) => action.id === effect.action_id);
-    const request = { actionId: effect.action_id, lines: [...effect.lines], action: structuredClone(waiting?.action ?? null) };
-    let returned;
-    try {
-      returned = reconcile(request);
-    } catch (error) {
-      this.#failed("reconcile", error);
-      return;
-    }
-    Promise.resolve(returned).then(
-      (outcome) => {
-        if (outcome === "applied" || outcome === "not_applied") {
-          this.#track(this.#later({ event: "outcome_reconciled", action_id: effect.action_id, applied: outcome === "applied" }, "reconcile"));
-        }
-      },
-      (error) => this.#failed("reconcile", error),
-    );
   }
 
   async #execute(action, approval) {
