@@ -12,6 +12,7 @@
 pub mod closer;
 #[cfg(feature = "control")]
 pub mod control;
+pub mod display;
 pub mod executor;
 #[cfg(feature = "full")]
 pub mod governor;
@@ -27,6 +28,7 @@ pub mod ports;
 pub mod prompts;
 #[cfg(feature = "reflector")]
 pub mod reflector;
+pub mod strict_json;
 pub mod timestamp;
 #[cfg(feature = "watcher")]
 pub mod watcher;

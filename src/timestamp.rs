@@ -27,12 +27,43 @@ pub fn millis_from_host(path: &str, value: f64) -> Result<EpochMillis, InputErro
     Ok(value.trunc() as EpochMillis)
 }
 
-/// Parses RFC 3339 text (any offset) into epoch milliseconds.
+/// The longest timestamp accepted: `YYYY-MM-DDTHH:MM:SS` with nanoseconds and a numeric offset is 35 bytes.
+const MAX_TIMESTAMP_BYTES: usize = 40;
+
+/// Parses RFC 3339 text strictly into epoch milliseconds: `YYYY-MM-DD`, then `T` or a space, then
+/// `HH:MM:SS`, an optional fraction, and an explicit offset (`Z` or `+HH:MM`/`-HH:MM`), with a valid
+/// calendar date and time. Every other separator or shape is refused, so every reader of the text agrees
+/// on the instant it names.
 pub fn parse_rfc3339(text: &str) -> Result<EpochMillis, String> {
-    let instant = OffsetDateTime::parse(text, &Rfc3339)
-        .map_err(|error| format!("`{text}` is not an RFC 3339 timestamp: {error}"))?;
+    if text.len() > MAX_TIMESTAMP_BYTES {
+        return Err(format!(
+            "a timestamp of {} bytes is not RFC 3339: the longest is {MAX_TIMESTAMP_BYTES} bytes",
+            text.len()
+        ));
+    }
+    let shown = || text.escape_debug().to_string();
+    let bytes = text.as_bytes();
+    let separator = bytes.get(10).copied();
+    if !matches!(separator, Some(b'T' | b' ')) {
+        return Err(format!(
+            "`{}` is not an RFC 3339 timestamp: the date and the time must be separated by `T` or a space",
+            shown()
+        ));
+    }
+    // The parser below accepts any separator byte; it sees the canonical `T`.
+    let mut canonical = String::with_capacity(text.len());
+    canonical.push_str(text.get(..10).unwrap_or_default());
+    canonical.push('T');
+    canonical.push_str(text.get(11..).unwrap_or_default());
+    let instant = OffsetDateTime::parse(&canonical, &Rfc3339)
+        .map_err(|error| format!("`{}` is not an RFC 3339 timestamp: {error}", shown()))?;
     i64::try_from(instant.unix_timestamp_nanos() / 1_000_000)
-        .map_err(|_| format!("`{text}` is out of range"))
+        .map_err(|_| format!("`{}` is out of range", shown()))
+}
+
+/// The one normal form of an RFC 3339 timestamp: UTC, millisecond precision (`2026-01-02T03:04:05.678Z`).
+pub fn normalize_rfc3339(text: &str) -> Result<String, String> {
+    parse_rfc3339(text).map(format_rfc3339)
 }
 
 /// Formats epoch milliseconds as RFC 3339 in UTC with millisecond precision, e.g. `2026-01-02T03:04:05.678Z`.

@@ -533,11 +533,15 @@ fn action(kind: HumanActionKind, at: &str) -> HumanAction {
         approval_id: "c-pk".into(),
         detail: "not now".into(),
         at: at.into(),
+        nonce: "nonce-0123456789abcdef".into(),
+        version: VERSION.into(),
         key_id: None,
         signature: None,
         assertion: None,
     }
 }
+
+const VERSION: &str = "v-1";
 
 fn sign_action(
     key: &ed25519_dalek::SigningKey,
@@ -562,12 +566,15 @@ fn a_human_action_is_verified_then_must_be_recent() {
         "alice-1",
         action(HumanActionKind::Decline, "2026-11-22T09:00:00.000Z"),
     );
-    assert_eq!(check_human_action(&fresh, &keys, now, 300_000), Ok(None));
+    assert_eq!(
+        check_human_action(&fresh, &keys, now, 300_000, VERSION),
+        Ok(None)
+    );
 
     let mut altered = fresh.clone();
     altered.action = HumanActionKind::Cancel;
     assert_eq!(
-        check_human_action(&altered, &keys, now, 300_000)
+        check_human_action(&altered, &keys, now, 300_000, VERSION)
             .unwrap_err()
             .phase,
         Phase::SignatureInvalid
@@ -575,26 +582,51 @@ fn a_human_action_is_verified_then_must_be_recent() {
     let mut moved = fresh.clone();
     moved.approval_id = "c-other".into();
     assert_eq!(
-        check_human_action(&moved, &keys, now, 300_000)
+        check_human_action(&moved, &keys, now, 300_000, VERSION)
             .unwrap_err()
             .phase,
         Phase::SignatureInvalid
     );
     assert_eq!(
-        check_human_action(&fresh, &keys, now + 10 * 60 * 1000 + 1, 300_000)
+        check_human_action(&fresh, &keys, now + 10 * 60 * 1000 + 1, 300_000, VERSION)
             .unwrap_err()
             .phase,
         Phase::ExpiredTime
     );
     assert_eq!(
-        check_human_action(&fresh, &keys, now - 300_001, 300_000)
+        check_human_action(&fresh, &keys, now - 300_001, 300_000, VERSION)
             .unwrap_err()
             .phase,
         Phase::NotYetValid
     );
+    let mut stale = fresh.clone();
+    stale.version = "v-0".into();
+    assert_eq!(
+        check_human_action(&stale, &keys, now, 300_000, VERSION)
+            .unwrap_err()
+            .phase,
+        Phase::SignatureInvalid,
+        "the version is signed: changing it breaks the signature"
+    );
+    assert_eq!(
+        check_human_action(&fresh, &keys, now, 300_000, "v-2")
+            .unwrap_err()
+            .phase,
+        Phase::StaleAction,
+        "an action made for another version of the approval is stale"
+    );
+    let mut other_nonce = fresh.clone();
+    other_nonce.nonce = "nonce-fedcba9876543210".into();
+    assert_eq!(
+        check_human_action(&other_nonce, &keys, now, 300_000, VERSION)
+            .unwrap_err()
+            .phase,
+        Phase::SignatureInvalid,
+        "the nonce is signed"
+    );
     let unsigned = action(HumanActionKind::Cancel, "2026-11-22T09:00:00.000Z");
     assert_eq!(
-        check_human_action(&unsigned, &keys, now, 300_000)
+        check_human_action(&unsigned, &keys, now, 300_000, VERSION)
             .unwrap_err()
             .phase,
         Phase::SignatureInvalid
@@ -614,7 +646,7 @@ fn a_human_action_by_passkey_signs_the_actions_hash_not_a_confirmations() {
     parts.counter = 3;
     reconcile.assertion = Some(parts.assert(&passkey));
     assert_eq!(
-        check_human_action(&reconcile, &keys, confirmed_at_ms(), 0),
+        check_human_action(&reconcile, &keys, confirmed_at_ms(), 0, VERSION),
         Ok(Some(3))
     );
     // The same assertion cannot approve a confirmation: the challenge differs.

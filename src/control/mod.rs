@@ -6,7 +6,6 @@
 //! The state is plain data that survives a restart: an approval that was waiting is still waiting.
 
 pub mod bounds;
-pub mod display;
 pub mod event;
 pub mod judge;
 pub mod judgement_answer;
@@ -16,6 +15,9 @@ pub mod render;
 pub mod state;
 pub mod step;
 pub mod text;
+
+/// Display-safe text, shared with the guard.
+pub use crate::display;
 
 pub use event::{ControlEffect, ControlEvent, Judgement, LogChannel, LogRecord};
 pub use render::Renderer;

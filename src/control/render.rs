@@ -9,7 +9,8 @@
 //!   the action carries is hidden.
 //! - Any other type lists its parameters.
 
-use super::display::{display_identifier, display_safe};
+pub use super::display::shown;
+use super::display::{PLAIN_PUNCTUATION, display_identifier};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -166,52 +167,6 @@ pub fn json_depth(value: &Value) -> usize {
         Value::Object(fields) => 1 + fields.values().map(json_depth).max().unwrap_or(0),
         _ => 0,
     }
-}
-
-/// A string that reads the same bare as quoted: letters, digits and `-_.:/@+#`, and not a JSON literal.
-/// Plain words are ASCII: anything else is quoted, so a look-alike letter or digit from another script
-/// (a Cyrillic `Т`, a Kelvin sign, a mathematical `𝟣`) is at least marked as not a plain word.
-fn reads_plainly(text: &str) -> bool {
-    !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || PLAIN_PUNCTUATION.contains(c))
-        && !matches!(text, "true" | "false" | "null")
-        && serde_json::from_str::<serde_json::Number>(text).is_err()
-}
-
-/// The punctuation a plain word may hold besides ASCII letters and digits.
-const PLAIN_PUNCTUATION: &str = "-_.:/@+#";
-
-/// Every space that a reader could miss (at an end, or after another space) shown as `<U+0020>`, and any
-/// other whitespace (no-break, thin, ideographic) always.
-fn visible_spaces(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    for (index, &c) in chars.iter().enumerate() {
-        let previous = index.checked_sub(1).and_then(|at| chars.get(at));
-        let missable = index == 0 || index + 1 == chars.len() || previous == Some(&' ');
-        if c == ' ' && missable {
-            out.push_str("<U+0020>");
-        } else if c.is_whitespace() && c != ' ' {
-            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// A value as a person reads it, unambiguously: a plain word as itself; any other string quoted and
-/// escaped (so `"true"` never reads as `true`, nor `"a, b=c"` as two parameters); anything else as canonical
-/// JSON. Invisible characters and missable spaces are made visible.
-pub fn shown(value: &Value) -> String {
-    let text = match value {
-        Value::String(text) if reads_plainly(text) => return text.clone(),
-        other => crate::input::to_json_string(other),
-    };
-    // `<` is escaped first, so a value holding the text `<U+200B>` never reads as one holding U+200B.
-    visible_spaces(&display_safe(&text.replace('<', "\\u003c")))
 }
 
 fn fill(

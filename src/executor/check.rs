@@ -42,11 +42,14 @@ pub fn clock_skew_from_host(
     Ok(value as EpochMillis)
 }
 
-/// How the check runs besides its inputs: the clock skew it allows and the language of its reasons.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the check runs besides its inputs: the clock skew it allows, the language of its reasons, and the
+/// audience (this guard's or inbox's id) a confirmation must name.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckPolicy {
     pub clock_skew_ms: EpochMillis,
     pub language: Language,
+    /// When set, only confirmations made for this audience pass; when not, only those made for none.
+    pub audience: Option<String>,
 }
 
 impl Default for CheckPolicy {
@@ -54,6 +57,7 @@ impl Default for CheckPolicy {
         Self {
             clock_skew_ms: DEFAULT_CLOCK_SKEW_MS,
             language: Language::En,
+            audience: None,
         }
     }
 }
@@ -84,6 +88,14 @@ pub enum Phase {
     ChangeMismatch,
     /// Seed 003 10.2: no skill is configured for the change's `type`; nothing was applied.
     NoSkill,
+    /// The confirmation was made for another guard (its `audience`), or for none where one is required.
+    WrongAudience,
+    /// The stored record's seal does not match: a lifecycle field was changed outside the Executor.
+    RecordTampered,
+    /// A signed human action was made for another version of what it acts on: the state has changed.
+    StaleAction,
+    /// A signed human action (its nonce) was already used.
+    ActionReplayed,
 }
 
 impl Phase {
@@ -101,6 +113,10 @@ impl Phase {
             Self::NodeMismatch => "node_mismatch",
             Self::ChangeMismatch => "change_mismatch",
             Self::NoSkill => "no_skill",
+            Self::WrongAudience => "wrong_audience",
+            Self::RecordTampered => "record_tampered",
+            Self::StaleAction => "stale_action",
+            Self::ActionReplayed => "action_replayed",
         }
     }
 }
@@ -163,6 +179,10 @@ pub struct CheckInput {
     #[serde(default)]
     #[tsify(optional)]
     pub language: Option<Language>,
+    /// This guard's audience: only confirmations made for it pass (none: only those made for none).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub audience: Option<String>,
 }
 
 /// The signature check and steps 1-5, in order. `Ok` means the Apply may proceed to step 6.
@@ -190,6 +210,17 @@ pub fn check_before_apply(
             messages::signature_invalid(language, &why),
         )
     })?;
+    // The approval is for this guard (checked once the signature covers the audience).
+    if confirmation.audience != policy.audience {
+        return Err(Rejection::new(
+            Phase::WrongAudience,
+            messages::wrong_audience(
+                language,
+                confirmation.audience.as_deref(),
+                policy.audience.as_deref(),
+            ),
+        ));
+    }
     // Step 2: already used, or in use.
     match confirmation.state() {
         ConfirmationState::Consumed => {
@@ -335,6 +366,7 @@ pub fn check_confirmation_json_str(text: &str) -> Result<CheckVerdict, crate::in
     let policy = CheckPolicy {
         clock_skew_ms: clock_skew_from_host("clock_skew_ms", input.clock_skew_ms)?,
         language: input.language.unwrap_or_default(),
+        audience: input.audience,
     };
     let keys = KeyRing::from_specs(&input.keys)?;
     Ok(check_confirmation(

@@ -2,7 +2,7 @@
 
 use super::passkey::PasskeyAssertion;
 use crate::input::{InputError, Validate, require_non_empty};
-use crate::timestamp::{EpochMillis, format_rfc3339};
+use crate::timestamp::{EpochMillis, format_rfc3339, parse_rfc3339};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
@@ -62,6 +62,11 @@ pub struct Confirmation {
     pub confirmed_at: String,
     /// The UI gesture that confirmed, e.g. `"approve_button"`.
     pub ui_action: String,
+    /// The guard (or inbox) this approval is for: a guard configured with an audience refuses a
+    /// confirmation made for another, and one made for no audience. Signed with the binding fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub audience: Option<String>,
     /// Id of the approval-side key that signed it.
     #[serde(default)]
     pub key_id: Option<String>,
@@ -86,6 +91,11 @@ pub struct Confirmation {
     /// Set when step 6 found the precondition broken.
     #[serde(default)]
     pub invalidated_at: Option<String>,
+    /// Written by an Executor that holds a seal key: a MAC over the whole stored record, so a lifecycle
+    /// field changed in the store (by anyone without the key) is refused, not trusted. Never sent by a client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub seal: Option<String>,
 }
 
 /// Store key under which a confirmation lives.
@@ -151,6 +161,12 @@ impl Validate for Confirmation {
         require_non_empty("node_id", &self.node_id)?;
         require_non_empty("proposed_change.type", &self.proposed_change.change_type)?;
         require_non_empty("proposed_change.to", &self.proposed_change.to)?;
-        require_non_empty("confirmed_at", &self.confirmed_at)
+        require_non_empty("confirmed_at", &self.confirmed_at)?;
+        if let Some(audience) = &self.audience {
+            require_non_empty("audience", audience)?;
+        }
+        parse_rfc3339(&self.confirmed_at)
+            .map(|_| ())
+            .map_err(|why| InputError::invalid("confirmed_at", why))
     }
 }

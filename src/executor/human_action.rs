@@ -2,8 +2,12 @@
 //! cancelling an unused approval, and reconciling an in-flight one. Whoever can only verify these cannot
 //! make them, so an agent cannot cancel, decline or settle what a person must.
 //!
+//! Every action is single-use and bound to what it acts on: it carries a `nonce` (recorded when used, so a
+//! replay is refused) and the `version` of the approval (or key set) it changes, as the guard showed it (so
+//! an action made for an earlier state is refused once the state has moved on).
+//!
 //! The canonical encoding is the compact JSON array
-//! `["agent-governor/action/v1", key_id, action, approval_id, detail, at]`.
+//! `["agent-governor/action/v2", key_id, action, approval_id, version, nonce, detail, at]`.
 
 use super::check::{Phase, Rejection};
 use super::passkey::PasskeyAssertion;
@@ -14,7 +18,13 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tsify::Tsify;
 
-const DOMAIN: &str = "agent-governor/action/v1";
+const DOMAIN: &str = "agent-governor/action/v2";
+
+/// A nonce is 16 to 128 characters of `A-Z a-z 0-9 - _` (a UUID or 16+ random bytes in base64url).
+const NONCE_CHARS: std::ops::RangeInclusive<usize> = 16..=128;
+
+/// The longest version string (versions the core makes are 32 hex characters).
+const MAX_VERSION_CHARS: usize = 128;
 
 /// How old a signed action may be when it arrives: it is used at once, so a short window bounds replays.
 pub const ACTION_MAX_AGE_MS: EpochMillis = 10 * 60 * 1000;
@@ -31,6 +41,11 @@ pub enum HumanActionKind {
     ReconcileApplied,
     /// An in-flight confirmation's Apply did not happen: it is approved again (usable by one Apply).
     ReconcileNotApplied,
+    /// An approver adds a key of their own (`approval_id` is the new key's id, `detail` the key, see the
+    /// guard's documentation), signed with a key they already hold.
+    AddKey,
+    /// An approver revokes a key of their own (`approval_id` is its id).
+    RevokeKey,
 }
 
 impl HumanActionKind {
@@ -40,7 +55,17 @@ impl HumanActionKind {
             Self::Cancel => "cancel",
             Self::ReconcileApplied => "reconcile_applied",
             Self::ReconcileNotApplied => "reconcile_not_applied",
+            Self::AddKey => "add_key",
+            Self::RevokeKey => "revoke_key",
         }
+    }
+
+    /// Whether the action changes a stored confirmation (whose version the core computes itself).
+    pub fn acts_on_confirmation(self) -> bool {
+        matches!(
+            self,
+            Self::Cancel | Self::ReconcileApplied | Self::ReconcileNotApplied
+        )
     }
 }
 
@@ -56,6 +81,10 @@ pub struct HumanAction {
     pub detail: String,
     /// RFC 3339, when the person acted.
     pub at: String,
+    /// Single use: 16-128 characters of `A-Z a-z 0-9 - _`, fresh for every action.
+    pub nonce: String,
+    /// The version of what the action changes, as the guard showed it (an approval's `version`).
+    pub version: String,
     pub key_id: Option<String>,
     /// Lower-case hex HMAC-SHA256 or Ed25519 signature over the canonical encoding.
     #[serde(default)]
@@ -70,17 +99,39 @@ pub struct HumanAction {
 impl Validate for HumanAction {
     fn validate(&self) -> Result<(), InputError> {
         require_non_empty("approval_id", &self.approval_id)?;
-        require_non_empty("at", &self.at)
+        require_non_empty("at", &self.at)?;
+        parse_rfc3339(&self.at).map_err(|why| InputError::invalid("at", why))?;
+        let nonce_ok = NONCE_CHARS.contains(&self.nonce.len())
+            && self
+                .nonce
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if !nonce_ok {
+            return Err(InputError::invalid(
+                "nonce",
+                "must be 16 to 128 characters of A-Z a-z 0-9 - _, fresh for every action",
+            ));
+        }
+        require_non_empty("version", &self.version)?;
+        if self.version.chars().count() > MAX_VERSION_CHARS {
+            return Err(InputError::invalid(
+                "version",
+                format!("is longer than {MAX_VERSION_CHARS} characters"),
+            ));
+        }
+        Ok(())
     }
 }
 
 /// The exact bytes that are signed.
 pub fn canonical_action_bytes(action: &HumanAction, key_id: &str) -> Vec<u8> {
-    let fields: [&str; 6] = [
+    let fields: [&str; 8] = [
         DOMAIN,
         key_id,
         action.action.as_str(),
         &action.approval_id,
+        &action.version,
+        &action.nonce,
         &action.detail,
         &action.at,
     ];
@@ -92,13 +143,16 @@ pub fn action_challenge(action: &HumanAction, key_id: &str) -> [u8; 32] {
     Sha256::digest(canonical_action_bytes(action, key_id)).into()
 }
 
-/// Verifies the signature, then that `at` lies within [now - 10 minutes, now + clock skew]. Returns the
-/// passkey's signature counter for an assertion.
+/// Verifies the signature, then that `at` lies within [now - 10 minutes, now + clock skew], then that the
+/// action was made for `current_version` (the version of what it acts on now). Returns the passkey's
+/// signature counter for an assertion. Whether its nonce was used is the ledger's to say
+/// ([`super::action_ledger`]).
 pub fn check_human_action(
     action: &HumanAction,
     keys: &KeyRing,
     now: EpochMillis,
     clock_skew_ms: EpochMillis,
+    current_version: &str,
 ) -> Result<Option<u32>, Rejection> {
     let proof = Proof {
         key_id: action.key_id.as_deref(),
@@ -134,6 +188,16 @@ pub fn check_human_action(
             format!(
                 "The action is dated {}: signed actions are accepted for 10 minutes.",
                 action.at
+            ),
+        ));
+    }
+    if action.version != current_version {
+        return Err(Rejection::new(
+            Phase::StaleAction,
+            format!(
+                "The action was made for version {:?} of {:?}, which is now at version {current_version:?}: \
+                 the state changed since it was signed. Read it again and decide again.",
+                action.version, action.approval_id
             ),
         ));
     }

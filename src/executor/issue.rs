@@ -55,6 +55,8 @@ pub fn issue_confirmation(
         cancelled: false,
         in_flight_at: None,
         invalidated_at: None,
+        audience: None,
+        seal: None,
     };
     Ok(signer.sign(unsigned))
 }

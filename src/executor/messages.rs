@@ -324,3 +324,27 @@ pub fn audit_not_written(language: Language, error: &str) -> String {
         || format!("監査記録を書き込めませんでした：{error}"),
     )
 }
+
+pub fn wrong_audience(
+    language: Language,
+    made_for: Option<&str>,
+    this_guard: Option<&str>,
+) -> String {
+    let made_for = made_for.unwrap_or("no audience");
+    let this_guard = this_guard.unwrap_or("none (this guard names no audience)");
+    language.pick(
+        || {
+            format!(
+                "This confirmation was made for {made_for:?}, not for this guard ({this_guard:?}); nothing was applied."
+            )
+        },
+        || format!("この承認は {made_for:?} 向けに作成されたもので、このガード（{this_guard:?}）向けではありません。何も適用していません。"),
+    )
+}
+
+pub fn record_tampered(language: Language, why: &str) -> String {
+    language.pick(
+        || format!("The stored confirmation was changed outside the Executor ({why}); it is refused, nothing was applied."),
+        || format!("保存された承認が Executor の外で変更されています（{why}）。拒否し、何も適用していません。"),
+    )
+}

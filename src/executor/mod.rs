@@ -7,20 +7,26 @@
 
 pub mod audit;
 pub mod batch;
+pub mod change_lines;
 pub mod check;
 pub mod confirmation;
 pub mod consumption;
 pub mod direct;
 pub mod human_action;
 pub mod issue;
+pub mod ledger;
 pub mod messages;
 pub mod passkey;
 pub mod public_key;
+pub mod receipt;
 pub mod request;
 pub mod result;
 pub mod run;
+pub mod seal;
 pub mod signature;
+pub mod state_version;
 pub mod storage;
+pub mod take_action;
 pub mod verified_cache;
 
 pub use audit::{AuditRecord, Route};

@@ -10,11 +10,13 @@ use super::audit::AuditRecord;
 use super::check::{CheckPolicy, Phase, Rejection, check_before_apply, check_precondition};
 use super::confirmation::{Confirmation, ConfirmationState, store_key};
 use super::consumption::{ApplyResponseKind, LifecycleTransition, classify_apply_response};
+use super::ledger::{record_consumed, was_consumed};
 use super::messages;
 use super::request::{ApplyRequest, ExecutorRequest, Source, executor_apply_request};
 use super::result::{AppliedBlock, ExecutorResult, ReconfirmBlock, RejectionBlock};
+use super::seal::{SealKey, stored_text};
 use super::signature::KeyRing;
-use crate::input::{parse_valid_json_str, to_json_string};
+use crate::input::parse_valid_json_str;
 use crate::ports::{AuditSink, Clock, PortError, Skill, Store};
 use crate::timestamp::EpochMillis;
 use std::collections::BTreeMap;
@@ -27,6 +29,8 @@ pub struct Executor<S, K, C, A> {
     pub(super) audit: A,
     pub(super) keys: KeyRing,
     pub(super) options: ExecutorOptions,
+    /// When set, every record written is sealed and every record read must carry this key's seal.
+    pub(super) seal: Option<SealKey>,
 }
 
 /// The Executor's settings beyond its ports: the clock skew it allows and the language of its texts.
@@ -80,6 +84,31 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             audit,
             keys,
             options: ExecutorOptions::default(),
+            seal: None,
+        }
+    }
+
+    /// The same Executor sealing the records it writes and refusing unsealed or tampered ones.
+    pub fn with_seal(mut self, seal: SealKey) -> Self {
+        self.seal = Some(seal);
+        self
+    }
+
+    /// The text this Executor writes for `confirmation` (sealed when it holds a seal key).
+    pub(super) fn text_of(&self, confirmation: Confirmation) -> String {
+        stored_text(self.seal.as_ref(), confirmation)
+    }
+
+    /// A record is trusted only with this Executor's seal on it (when it holds a seal key).
+    pub(super) fn unsealed(&self, confirmation: &Confirmation) -> Result<(), Rejection> {
+        match &self.seal {
+            None => Ok(()),
+            Some(key) => key.verify(confirmation).map_err(|why| {
+                Rejection::new(
+                    Phase::RecordTampered,
+                    messages::record_tampered(self.options.language, &why),
+                )
+            }),
         }
     }
 
@@ -110,6 +139,26 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             Ok(loaded) => loaded,
             Err(message) => return fail(message, None),
         };
+        if let Some(Loaded { confirmation, .. }) = &loaded {
+            if let Err(rejection) = self.unsealed(confirmation) {
+                return rejected(node_id, id, rejection, None);
+            }
+        }
+        // A consumed id stays consumed even if its record was deleted and saved again.
+        match was_consumed(&self.store, id).await {
+            Ok(false) => {}
+            Ok(true) => {
+                let rejection = Rejection::new(
+                    Phase::AlreadyConsumed,
+                    messages::already_consumed(
+                        language,
+                        "an earlier Apply (the consumed-id ledger)",
+                    ),
+                );
+                return rejected(node_id, id, rejection, Some(ConfirmationState::Consumed));
+            }
+            Err(error) => return fail(messages::load_failed(language, &error.to_string()), None),
+        }
         if let Err(rejection) = check_before_apply(
             loaded.as_ref().map(|l| &l.confirmation),
             request,
@@ -132,7 +181,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
         };
 
         // Reserve: approved -> in_flight, atomically.
-        let reserved_text = to_json_string(&confirmation.reserved(now));
+        let reserved_text = self.text_of(confirmation.reserved(now));
         match self
             .store
             .compare_and_swap(&key, Some(&text), &reserved_text)
@@ -348,7 +397,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Reservation<'_, S, K, C, A> {
     /// in_flight -> invalidated (step 6 failed).
     async fn invalidate(&self, confirmation: &Confirmation, now: EpochMillis) -> ConfirmationState {
         match self
-            .swap(&to_json_string(&confirmation.invalidated(now)))
+            .swap(&self.executor.text_of(confirmation.invalidated(now)))
             .await
         {
             Ok(true) => ConfirmationState::Invalidated,
@@ -381,13 +430,17 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Reservation<'_, S, K, C, A> {
                 Some(ConfirmationState::InFlight),
             );
         };
-        let committed = confirmation.committed(now);
-        match self.swap(&to_json_string(&committed)).await {
-            Ok(true) => ExecutorResult::applied(
-                node_id,
-                id,
-                applied_block(confirmation, from_status, to_status, status_changed, now),
-            ),
+        let committed = self.executor.text_of(confirmation.committed(now));
+        match self.swap(&committed).await {
+            Ok(true) => {
+                // The record already says consumed; the ledger keeps saying so if the record is deleted.
+                let _ = record_consumed(&self.executor.store, id, now).await;
+                ExecutorResult::applied(
+                    node_id,
+                    id,
+                    applied_block(confirmation, from_status, to_status, status_changed, now),
+                )
+            }
             Ok(false) => ExecutorResult::error(
                 node_id,
                 id,

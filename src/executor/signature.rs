@@ -4,7 +4,7 @@
 //!
 //! The canonical encoding is the compact JSON array
 //! `["agent-governor/confirmation/v1", key_id, confirmation_id, node_id, type, from, to, intent, reason,
-//! confirmed_by, confirmed_at, ui_action]`, so any language with a JSON encoder and HMAC can reproduce it.
+//! confirmed_by, confirmed_at, ui_action]` (v2 adds the `audience` after the key id), so any language with a JSON encoder and HMAC can reproduce it.
 //! Only the approver holds the private key (or the secret); the agent can neither mint nor alter a confirmation,
 //! and a verifier that holds only public keys cannot mint one either.
 
@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 type HmacSha256 = Hmac<Sha256>;
 
 const DOMAIN: &str = "agent-governor/confirmation/v1";
+const DOMAIN_WITH_AUDIENCE: &str = "agent-governor/confirmation/v2";
 
 /// Shortest secret accepted: HMAC-SHA256 keys shorter than the hash size weaken it.
 pub const MIN_SECRET_BYTES: usize = 32;
@@ -345,13 +346,18 @@ fn validate_key(
     Ok(())
 }
 
-/// The exact bytes that are signed.
+/// The exact bytes that are signed. A confirmation for an audience is encoded as
+/// `["agent-governor/confirmation/v2", key_id, audience, confirmation_id, ...]`, so a signature made for
+/// one guard never verifies as one made for another, nor for none.
 pub fn canonical_bytes(confirmation: &Confirmation, key_id: &str) -> Vec<u8> {
     let ConfirmedBy::Human = confirmation.confirmed_by;
-    let fields: [&str; 12] = [
-        DOMAIN,
-        key_id,
-        &confirmation.confirmation_id,
+    let mut fields: Vec<&str> = Vec::with_capacity(13);
+    match &confirmation.audience {
+        Some(audience) => fields.extend([DOMAIN_WITH_AUDIENCE, key_id, audience.as_str()]),
+        None => fields.extend([DOMAIN, key_id]),
+    }
+    fields.extend([
+        confirmation.confirmation_id.as_str(),
         &confirmation.node_id,
         &confirmation.proposed_change.change_type,
         &confirmation.proposed_change.from,
@@ -361,7 +367,7 @@ pub fn canonical_bytes(confirmation: &Confirmation, key_id: &str) -> Vec<u8> {
         "human",
         &confirmation.confirmed_at,
         &confirmation.ui_action,
-    ];
+    ]);
     serde_json::to_vec(&fields).unwrap_or_default()
 }
 

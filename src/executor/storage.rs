@@ -22,6 +22,8 @@ pub enum StorageError {
     Malformed(String),
     /// The store port failed.
     Port(String),
+    /// The confirmation or the action was refused by a check (signature, audience, single use, version).
+    Refused(super::check::Rejection),
 }
 
 impl fmt::Display for StorageError {
@@ -43,6 +45,7 @@ impl fmt::Display for StorageError {
             }
             Self::Malformed(why) => write!(f, "the stored confirmation is malformed: {why}"),
             Self::Port(why) => write!(f, "the store failed: {why}"),
+            Self::Refused(rejection) => f.write_str(&rejection.reason),
         }
     }
 }
@@ -58,6 +61,7 @@ impl StorageError {
             Self::Conflict => "conflict",
             Self::Malformed(_) => "malformed_record",
             Self::Port(_) => "store_failed",
+            Self::Refused(rejection) => rejection.phase.as_str(),
         }
     }
 }

@@ -10,7 +10,8 @@ pub mod reasoning;
 pub mod repair;
 pub mod schema;
 pub mod shape;
-pub mod strict_json;
+/// Strict JSON (duplicate keys refused), shared with the guard.
+pub use crate::strict_json;
 pub mod unwrap;
 
 pub use ask::{Asked, ask_structured};

@@ -20,6 +20,9 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const APPROVER_TYPES: &'static str = r#"
 export type GuardActionOptions = {
+  /** The current version of what the action acts on (an approval's `version`): an action made for
+   * another version is rejected as `stale_action`. */
+  version: string;
   /** Host clock in epoch milliseconds; `Date.now()` when omitted. */
   now?: number;
 };
@@ -104,34 +107,39 @@ pub fn passkey_sign_count(
 
 #[wasm_bindgen]
 impl Guard {
-    /// Checks a signed human action (decline, cancel, reconcile): the signature with this guard's keys, then
-    /// that it was made within the last 10 minutes (and not ahead of `now` by more than the clock skew).
-    /// Throws only for malformed input.
+    /// Checks a signed human action: the signature with this guard's keys, that it was made within the
+    /// last 10 minutes (and not ahead of `now` by more than the clock skew), and that it names
+    /// `options.version`, the current version of what it acts on. Pure: whether its nonce was already used
+    /// is for the holder of the used-nonce ledger to say (`Executor.takeAction` records it). Throws only for
+    /// malformed input.
     #[wasm_bindgen(js_name = checkAction, unchecked_return_type = "ActionVerdict")]
     pub fn check_action(
         &self,
         #[wasm_bindgen(unchecked_param_type = "HumanAction")] action_value: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "GuardActionOptions")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "GuardActionOptions")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
         let action = action(&action_value)?;
-        let now = if args::is_absent(&options) {
-            args::optional_now("options.now", &JsValue::UNDEFINED)
-        } else {
-            if !args::is_plain_object(&options) {
-                return Err(invalid(InputError::invalid(
-                    "options",
-                    format!(
-                        "must be {{ now? }} (a plain object), got {}",
-                        args::kind_of(&options)
-                    ),
-                )));
-            }
-            args::only_known_keys("options", &options, &["now"]).map_err(invalid)?;
-            args::optional_now("options.now", &property(&options, "now"))
+        if !args::is_plain_object(&options) {
+            return Err(invalid(InputError::invalid(
+                "options",
+                format!(
+                    "must be {{ version, now? }} (a plain object), got {}",
+                    args::kind_of(&options)
+                ),
+            )));
         }
-        .map_err(invalid)?;
-        let verdict: ActionVerdict =
-            check_human_action(&action, &self.keys, now, self.policy.clock_skew_ms).into();
+        args::only_known_keys("options", &options, &["version", "now"]).map_err(invalid)?;
+        let now = args::optional_now("options.now", &property(&options, "now")).map_err(invalid)?;
+        let version =
+            args::identifier("options.version", &property(&options, "version")).map_err(invalid)?;
+        let verdict: ActionVerdict = check_human_action(
+            &action,
+            &self.keys,
+            now,
+            self.policy.clock_skew_ms,
+            &version,
+        )
+        .into();
         Ok(to_js(&verdict))
     }
 }

@@ -9,9 +9,11 @@ use super::executor_setup::{
 use super::ports::{JsAudit, JsClock, JsSkill, JsStore, optional_function};
 use crate::executor::check::check_confirmation_json_str;
 use crate::executor::check::clock_skew_from_host;
+use crate::executor::human_action::HumanAction;
 use crate::executor::issue::random_confirmation_id;
 use crate::executor::run::ExecutorOptions;
-use crate::executor::storage::{StorageError, cancel_confirmation, save_confirmation};
+use crate::executor::seal::SealKey;
+use crate::executor::storage::{StorageError, save_confirmation};
 use crate::executor::{
     Confirmation, ConfirmationDraft, Executor, ExecutorRequest, apply_directly, issue_confirmation,
 };
@@ -84,43 +86,6 @@ pub fn save(
     }))
 }
 
-/// A human withdraws an unused approval; resolves to the cancelled confirmation.
-#[wasm_bindgen(js_name = cancelConfirmation, unchecked_return_type = "Promise<Confirmation>")]
-pub fn cancel(
-    #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string")] confirmation_id: JsValue,
-) -> Result<Promise, JsValue> {
-    let store = JsStore::from_js(store)?;
-    let confirmation_id = args::identifier("confirmationId", &confirmation_id).map_err(invalid)?;
-    Ok(future_to_promise(async move {
-        cancel_confirmation(&store, &confirmation_id)
-            .await
-            .map(|c| to_js(&c))
-            .map_err(|error| storage_error(&error))
-    }))
-}
-
-/// A human settles an in-flight confirmation after checking the node: `applied` true marks it consumed,
-/// false makes it usable again. Rejects with `not_in_flight` for any other state.
-#[wasm_bindgen(js_name = reconcileConfirmation, unchecked_return_type = "Promise<Confirmation>")]
-pub fn reconcile(
-    #[wasm_bindgen(unchecked_param_type = "ConfirmationStore")] store: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string")] confirmation_id: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "boolean")] applied: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "number")] now: JsValue,
-) -> Result<Promise, JsValue> {
-    let store = JsStore::from_js(store)?;
-    let confirmation_id = args::identifier("confirmationId", &confirmation_id).map_err(invalid)?;
-    let applied = args::boolean("applied", &applied).map_err(invalid)?;
-    let now = args::optional_now("now", &now).map_err(invalid)?;
-    Ok(future_to_promise(async move {
-        crate::executor::reconcile_in_flight(&store, &confirmation_id, applied, now)
-            .await
-            .map(|c| to_js(&c))
-            .map_err(|error| storage_error(&error))
-    }))
-}
-
 /// Route A: a human applies directly from the UI, with the confirmation they just issued.
 #[wasm_bindgen(js_name = applyDirectly, unchecked_return_type = "Promise<DirectApplyResult>")]
 pub fn direct(
@@ -175,11 +140,81 @@ impl JsExecutor {
         let options = ExecutorOptions {
             clock_skew_ms: skew,
             language,
+            audience: super::guard_api::read_audience(&ports)?,
         };
+        let mut executor =
+            Executor::with_skills(store, skills, clock, audit, keys).with_options(options);
+        let seal = property(&ports, "sealKey");
+        if !args::is_absent(&seal) {
+            let secret = args::identifier("sealKey", &seal).map_err(invalid)?;
+            executor =
+                executor.with_seal(SealKey::new("sealKey", secret.as_bytes()).map_err(invalid)?);
+        }
         Ok(Self {
-            inner: Rc::new(
-                Executor::with_skills(store, skills, clock, audit, keys).with_options(options),
-            ),
+            inner: Rc::new(executor),
+        })
+    }
+
+    /// Stores a person's signed confirmation: authentic, for this Executor's audience, never consumed
+    /// before, under an id not yet taken; sealed when the Executor has a `sealKey`. Rejects with a coded
+    /// error (`signature_invalid`, `wrong_audience`, `already_consumed`, `already_exists`, ...).
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn save(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Confirmation")] confirmation: JsValue,
+    ) -> Promise {
+        let parsed = read::<Confirmation>("confirmation", &confirmation);
+        let executor = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let confirmation = parsed?;
+            executor
+                .save(&confirmation)
+                .await
+                .map(|()| JsValue::UNDEFINED)
+                .map_err(|error| storage_error(&error))
+        })
+    }
+
+    /// Carries out a person's signed action once (see `ActionOutcome`): verified, recent, made for the
+    /// current version of what it acts on, its nonce recorded in the store before anything changes. For
+    /// `cancel` and `reconcile_*` the Executor reads the stored confirmation's version itself; for
+    /// `decline`, `add_key` and `revoke_key` the host passes `{ version }` of the state it keeps. For a
+    /// passkey, `lastSignCount` is the key's last signature counter.
+    #[wasm_bindgen(js_name = takeAction, unchecked_return_type = "Promise<ActionOutcome>")]
+    pub fn take_action(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "HumanAction")] action: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "TakeActionOptions")] options: JsValue,
+    ) -> Promise {
+        let parsed = read::<HumanAction>("action", &action)
+            .and_then(|action| read_take_options(&options).map(|options| (action, options)));
+        let executor = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let (action, (version, last)) = parsed?;
+            Ok(to_js(
+                &executor
+                    .take_action(&action, version.as_deref(), last)
+                    .await,
+            ))
+        })
+    }
+
+    /// The version of the stored confirmation `confirmationId` (what a cancel or reconcile must name), or
+    /// `null` when there is none.
+    #[wasm_bindgen(js_name = confirmationVersion, unchecked_return_type = "Promise<string | null>")]
+    pub fn confirmation_version(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] confirmation_id: JsValue,
+    ) -> Promise {
+        let id = args::identifier("confirmationId", &confirmation_id).map_err(invalid);
+        let executor = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let id = id?;
+            executor
+                .confirmation_version(&id)
+                .await
+                .map(|version| version.map_or(JsValue::NULL, |v| JsValue::from(v)))
+                .map_err(|error| storage_error(&error))
         })
     }
 
@@ -224,6 +259,54 @@ impl JsExecutor {
 /// Reads and validates a caller's value; a contract violation becomes a coded JS error.
 fn read<T: DeserializeOwned + Validate>(path: &str, value: &JsValue) -> Result<T, JsValue> {
     from_js_valid(path, value).map_err(|error| input_error(&error))
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TAKE_ACTION_TYPES: &'static str = r#"
+export type TakeActionOptions = {
+  /** The current version of the state a decline or a key change acts on (not used for cancel and reconcile). */
+  version?: string;
+  /** A passkey's last signature counter: the assertion's must exceed it (or both be 0). */
+  lastSignCount?: number;
+};
+"#;
+
+/// `{ version?, lastSignCount? }`.
+fn read_take_options(options: &JsValue) -> Result<(Option<String>, Option<u32>), JsValue> {
+    if args::is_absent(options) {
+        return Ok((None, None));
+    }
+    if !args::is_plain_object(options) {
+        return Err(invalid(crate::input::InputError::invalid(
+            "options",
+            format!(
+                "must be {{ version?, lastSignCount? }}, got {}",
+                args::kind_of(options)
+            ),
+        )));
+    }
+    args::only_known_keys("options", options, &["version", "lastSignCount"]).map_err(invalid)?;
+    let version = property(options, "version");
+    let version = if args::is_absent(&version) {
+        None
+    } else {
+        Some(args::identifier("options.version", &version).map_err(invalid)?)
+    };
+    let last = args::optional_number("options.lastSignCount", &property(options, "lastSignCount"))
+        .map_err(invalid)?;
+    let last = match last {
+        None => None,
+        Some(count) if count.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&count) => {
+            Some(count as u32)
+        }
+        Some(count) => {
+            return Err(invalid(crate::input::InputError::invalid(
+                "options.lastSignCount",
+                format!("must be a whole number from 0 to {}, got {count}", u32::MAX),
+            )));
+        }
+    };
+    Ok((version, last))
 }
 
 fn storage_error(error: &StorageError) -> JsValue {

@@ -22,6 +22,8 @@ export type GuardSetup = {
   clockSkewMs?: number;
   /** Language of the reasons: "en" (default) or "ja" (the seed's wording). */
   language?: Language;
+  /** This guard's id: only confirmations made for it (`audience`) pass; without it, only those made for none. */
+  audience?: string;
 };
 
 export type GuardCheckOptions = {
@@ -55,19 +57,25 @@ impl Guard {
                 ),
             )));
         }
-        args::only_known_keys("setup", &setup, &["keys", "clockSkewMs", "language"])
-            .map_err(invalid)?;
+        args::only_known_keys(
+            "setup",
+            &setup,
+            &["keys", "clockSkewMs", "language", "audience"],
+        )
+        .map_err(invalid)?;
         let keys = read_keys(&property(&setup, "keys"))?;
         let clock_skew_ms = args::optional_number("clockSkewMs", &property(&setup, "clockSkewMs"))
             .and_then(|skew| clock_skew_from_host("clockSkewMs", skew))
             .map_err(invalid)?;
         let language =
             args::language("language", &property(&setup, "language")).map_err(invalid)?;
+        let audience = read_audience(&setup)?;
         Ok(Self {
             keys,
             policy: CheckPolicy {
                 clock_skew_ms,
                 language,
+                audience,
             },
         })
     }
@@ -104,6 +112,17 @@ impl Guard {
         );
         js_sys::JSON::parse(&to_json_string(&verdict))
     }
+}
+
+/// The optional `audience` of a guard's or an Executor's setup: a non-empty identifier.
+pub fn read_audience(setup: &JsValue) -> Result<Option<String>, JsValue> {
+    let value = property(setup, "audience");
+    if args::is_absent(&value) {
+        return Ok(None);
+    }
+    args::identifier("audience", &value)
+        .map(Some)
+        .map_err(invalid)
 }
 
 /// `now` is read from the object directly (see `check`); here it is only a known field.

@@ -29,6 +29,7 @@ pub mod memory_store;
 pub mod model_answer;
 pub mod port_types;
 pub mod ports;
+pub mod trust_api;
 // The Reflector's exports include `createGovernor`, which needs every component.
 #[cfg(feature = "full")]
 pub mod reflector_api;

@@ -3,6 +3,8 @@
 //! bidi overrides, zero-width and other format characters, Unicode tags) are made visible as `<U+XXXX>`,
 //! so a line can neither hide part of itself, reorder itself, nor drive a terminal.
 
+use serde_json::Value;
+
 /// Whether `c` would act on the display instead of being displayed, or shows as nothing: C0 and C1
 /// controls, DEL, the line and paragraph separators, the Unicode format characters (general category Cf:
 /// bidi embeddings, overrides and isolates, marks, zero-width characters, the byte-order mark, interlinear
@@ -102,4 +104,50 @@ mod tests {
         );
         assert_eq!(display_identifier("a b"), "a<U+0020>b");
     }
+}
+
+/// A string that reads the same bare as quoted: letters, digits and `-_.:/@+#`, and not a JSON literal.
+/// Plain words are ASCII: anything else is quoted, so a look-alike letter or digit from another script
+/// (a Cyrillic `Т`, a Kelvin sign, a mathematical `𝟣`) is at least marked as not a plain word.
+pub fn reads_plainly(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || PLAIN_PUNCTUATION.contains(c))
+        && !matches!(text, "true" | "false" | "null")
+        && serde_json::from_str::<serde_json::Number>(text).is_err()
+}
+
+/// The punctuation a plain word may hold besides ASCII letters and digits.
+pub const PLAIN_PUNCTUATION: &str = "-_.:/@+#";
+
+/// Every space that a reader could miss (at an end, or after another space) shown as `<U+0020>`, and any
+/// other whitespace (no-break, thin, ideographic) always.
+fn visible_spaces(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (index, &c) in chars.iter().enumerate() {
+        let previous = index.checked_sub(1).and_then(|at| chars.get(at));
+        let missable = index == 0 || index + 1 == chars.len() || previous == Some(&' ');
+        if c == ' ' && missable {
+            out.push_str("<U+0020>");
+        } else if c.is_whitespace() && c != ' ' {
+            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A value as a person reads it, unambiguously: a plain word as itself; any other string quoted and
+/// escaped (so `"true"` never reads as `true`, nor `"a, b=c"` as two parameters); anything else as canonical
+/// JSON. Invisible characters and missable spaces are made visible.
+pub fn shown(value: &Value) -> String {
+    let text = match value {
+        Value::String(text) if reads_plainly(text) => return text.clone(),
+        other => crate::input::to_json_string(other),
+    };
+    // `<` is escaped first, so a value holding the text `<U+200B>` never reads as one holding U+200B.
+    visible_spaces(&display_safe(&text.replace('<', "\\u003c")))
 }
