@@ -71,41 +71,6 @@ pub fn display_identifier(text: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn controls_bidi_and_zero_width_characters_are_made_visible() {
-        assert_eq!(display_safe("T-1\u{202E}enod"), "T-1<U+202E>enod");
-        assert_eq!(
-            display_safe("\u{1b}[1mbold\u{1b}[0m"),
-            "<U+001B>[1mbold<U+001B>[0m"
-        );
-        assert_eq!(
-            display_safe("a\u{0}b\u{200B}c\u{FEFF}"),
-            "a<U+0000>b<U+200B>c<U+FEFF>"
-        );
-        assert_eq!(display_safe("y\u{85}"), "y<U+0085>");
-        assert_eq!(display_safe("tag\u{E0041}"), "tag<U+E0041>");
-        assert_eq!(
-            display_safe("a\u{FE0F}\u{3164}\u{2028}b"),
-            "a<U+FE0F><U+3164><U+2028>b"
-        );
-        assert_eq!(display_safe("チケット T-1 ✅"), "チケット T-1 ✅");
-    }
-
-    #[test]
-    fn identifiers_show_look_alikes() {
-        assert_eq!(display_identifier("status_change"), "status_change");
-        assert_eq!(
-            display_identifier("st\u{430}tus_change"),
-            "st<U+0430>tus_change"
-        );
-        assert_eq!(display_identifier("a b"), "a<U+0020>b");
-    }
-}
-
 /// A string that reads the same bare as quoted: letters, digits and `-_.:/@+#`, and not a JSON literal.
 /// Plain words are ASCII: anything else is quoted, so a look-alike letter or digit from another script
 /// (a Cyrillic `Т`, a Kelvin sign, a mathematical `𝟣`) is at least marked as not a plain word.
@@ -144,10 +109,56 @@ fn visible_spaces(text: &str) -> String {
 /// escaped (so `"true"` never reads as `true`, nor `"a, b=c"` as two parameters); anything else as canonical
 /// JSON. Invisible characters and missable spaces are made visible.
 pub fn shown(value: &Value) -> String {
-    let text = match value {
-        Value::String(text) if reads_plainly(text) => return text.clone(),
-        other => crate::input::to_json_string(other),
-    };
-    // `<` is escaped first, so a value holding the text `<U+200B>` never reads as one holding U+200B.
-    visible_spaces(&display_safe(&text.replace('<', "\\u003c")))
+    match value {
+        Value::String(text) => shown_text(text),
+        other => escaped(&crate::input::to_json_string(other)),
+    }
+}
+
+/// [`shown`] for a string.
+pub fn shown_text(text: &str) -> String {
+    if reads_plainly(text) {
+        return text.to_owned();
+    }
+    escaped(&crate::input::to_json_string(&text))
+}
+
+/// `<` is escaped first, so a value holding the text `<U+200B>` never reads as one holding U+200B.
+fn escaped(json: &str) -> String {
+    visible_spaces(&display_safe(&json.replace('<', "\\u003c")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_bidi_and_zero_width_characters_are_made_visible() {
+        assert_eq!(display_safe("T-1\u{202E}enod"), "T-1<U+202E>enod");
+        assert_eq!(
+            display_safe("\u{1b}[1mbold\u{1b}[0m"),
+            "<U+001B>[1mbold<U+001B>[0m"
+        );
+        assert_eq!(
+            display_safe("a\u{0}b\u{200B}c\u{FEFF}"),
+            "a<U+0000>b<U+200B>c<U+FEFF>"
+        );
+        assert_eq!(display_safe("y\u{85}"), "y<U+0085>");
+        assert_eq!(display_safe("tag\u{E0041}"), "tag<U+E0041>");
+        assert_eq!(
+            display_safe("a\u{FE0F}\u{3164}\u{2028}b"),
+            "a<U+FE0F><U+3164><U+2028>b"
+        );
+        assert_eq!(display_safe("チケット T-1 ✅"), "チケット T-1 ✅");
+    }
+
+    #[test]
+    fn identifiers_show_look_alikes() {
+        assert_eq!(display_identifier("status_change"), "status_change");
+        assert_eq!(
+            display_identifier("st\u{430}tus_change"),
+            "st<U+0430>tus_change"
+        );
+        assert_eq!(display_identifier("a b"), "a<U+0020>b");
+    }
 }

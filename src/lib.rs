@@ -8,6 +8,7 @@
 //! Cargo features select the components (`closer`, `watcher`, `reflector`, and `llm` under them; `full`, the
 //! default, is all of them). Without them the crate is the guard: confirmations and the Executor.
 
+pub mod body_json;
 #[cfg(feature = "closer")]
 pub mod closer;
 #[cfg(feature = "control")]

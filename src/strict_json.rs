@@ -137,34 +137,3 @@ impl<'de> Visitor<'de> for ValueSeed {
         Ok(Value::Object(object))
     }
 }
-
-/// Why a request body is not accepted as JSON.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BodyError {
-    DuplicateKey { path: String },
-    TooDeep { max_depth: usize },
-    Syntax { message: String },
-}
-
-/// How deeply `value` nests (a scalar is 0, `[1]` is 1).
-pub fn depth_of(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(depth_of).max().unwrap_or(0),
-        Value::Object(fields) => 1 + fields.values().map(depth_of).max().unwrap_or(0),
-        _ => 0,
-    }
-}
-
-/// Reads a request body: strict JSON nested at most `max_depth` levels. The parser itself stops at 128
-/// levels (never by running out of stack), so any deeper text is refused as too deep.
-pub fn read_body(text: &str, max_depth: usize) -> Result<Value, BodyError> {
-    match parse_strict(text) {
-        Ok(value) if depth_of(&value) <= max_depth => Ok(value),
-        Ok(_) => Err(BodyError::TooDeep { max_depth }),
-        Err(StrictError::DuplicateKey { path }) => Err(BodyError::DuplicateKey { path }),
-        Err(StrictError::Syntax { message, .. }) if message.starts_with("recursion limit") => {
-            Err(BodyError::TooDeep { max_depth })
-        }
-        Err(StrictError::Syntax { message, .. }) => Err(BodyError::Syntax { message }),
-    }
-}

@@ -33,6 +33,8 @@ CREATE TABLE IF NOT EXISTS audit (
 CREATE INDEX IF NOT EXISTS audit_by_approval ON audit (approval_id, seq);
 CREATE TABLE IF NOT EXISTS reconfirms (approval_id TEXT PRIMARY KEY, facts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS enrollments (code TEXT PRIMARY KEY, approver TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS receipts (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
 export class Database {
@@ -66,9 +68,19 @@ export class Database {
     };
   }
 
+  /** The stored confirmation record's exact text (what its version is computed from), or null. */
+  confirmationText(id) {
+    return this.rows("SELECT value FROM confirmations WHERE key = ?", `confirmation/${id}`)[0]?.value ?? null;
+  }
+
   confirmation(id) {
-    const text = this.rows("SELECT value FROM confirmations WHERE key = ?", `confirmation/${id}`)[0]?.value;
-    return text === undefined ? null : JSON.parse(text);
+    const text = this.confirmationText(id);
+    return text === null ? null : JSON.parse(text);
+  }
+
+  /** Drops used-nonce entries whose action can no longer be accepted anyway (RFC 3339 UTC sorts as text). */
+  forgetExpiredNonces(nowText) {
+    this.sql.exec("DELETE FROM confirmations WHERE key LIKE 'action/%' AND json_extract(value, '$.deletable_after') < ?", nowText);
   }
 
   // ---- approvals ----
@@ -125,6 +137,11 @@ export class Database {
     }));
   }
 
+  /** One approver's keys, oldest first. */
+  approverKeys(approver) {
+    return this.keys().filter((row) => row.approver === approver);
+  }
+
   key(keyId) {
     const row = this.rows("SELECT * FROM approver_keys WHERE key_id = ?", keyId)[0];
     return row === undefined ? null : { ...row, spec: JSON.parse(row.spec) };
@@ -166,6 +183,30 @@ export class Database {
     const row = this.rows("SELECT approver, expires_at FROM enrollments WHERE code = ?", code)[0];
     this.sql.exec("DELETE FROM enrollments WHERE code = ? OR expires_at < ?", code, now);
     return row !== undefined && row.expires_at >= now ? row.approver : null;
+  }
+
+  // ---- receipts and the inbox's own settings ----
+
+  lastReceipt() {
+    const row = this.rows("SELECT body FROM receipts ORDER BY seq DESC LIMIT 1")[0];
+    return row === undefined ? null : JSON.parse(row.body);
+  }
+
+  insertReceipt(receipt) {
+    this.sql.exec("INSERT INTO receipts (seq, body) VALUES (?, ?)", receipt.seq, JSON.stringify(receipt));
+  }
+
+  /** Receipts after `since` (a seq), oldest first. */
+  receipts(since, limit) {
+    return this.rows("SELECT body FROM receipts WHERE seq > ? ORDER BY seq LIMIT ?", since, limit).map((row) => JSON.parse(row.body));
+  }
+
+  setting(name) {
+    return this.rows("SELECT value FROM settings WHERE name = ?", name)[0]?.value ?? null;
+  }
+
+  putSetting(name, value) {
+    this.sql.exec("INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", name, value);
   }
 
   // ---- audit trail ----

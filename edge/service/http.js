@@ -1,7 +1,11 @@
 // HTTP plumbing shared by the worker and the Durable Object: JSON answers, typed errors
 // `{ code, message, path }`, and bodies read with a size limit.
 
+import { readJson } from "agent-governor/guard";
+
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+/** The deepest JSON body accepted: proposals carry the Closer's and the Watcher's results as evidence. */
+export const MAX_BODY_DEPTH = 32;
 /** How much of an oversized body is read and dropped before the connection is cut. */
 const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
@@ -49,11 +53,19 @@ export async function readJsonObject(request) {
     throw new HttpError(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json)");
   }
   const bytes = new Uint8Array(await request.arrayBuffer());
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpError(400, "invalid_input", "the body is not UTF-8");
+  }
   let value;
   try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch {
-    throw new HttpError(400, "invalid_input", "the body is not UTF-8 JSON");
+    // Read by the core: duplicate keys and nesting deeper than MAX_BODY_DEPTH are refused, never guessed.
+    value = readJson(text, MAX_BODY_DEPTH);
+  } catch (error) {
+    const code = ["duplicate_key", "too_deep", "invalid_json"].includes(error?.code) ? error.code : "invalid_input";
+    throw new HttpError(400, code, error?.message ?? "the body is not JSON", error?.path ?? "");
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new HttpError(400, "invalid_input", "the body must be a JSON object");

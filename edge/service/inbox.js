@@ -2,26 +2,35 @@
 // the Executor's confirmation store and the audit trail of one inbox, and runs the Executor. Requests reach
 // it only through the worker, which authenticates bearer tokens and names the caller's roles.
 import { DurableObject } from "cloudflare:workers";
-import {
-  Executor,
-  Guard,
-  cancelConfirmation,
-  passkeySignCount,
-  reconcileConfirmation,
-  requestFor,
-  saveConfirmation,
-} from "agent-governor/guard";
+import { Executor, Guard, changeDigest, formatTime, passkeySignCount, requestFor, stateVersion } from "agent-governor/guard";
 import { Database } from "./database.js";
 import { HttpError, errorResponse, json, onlyKeys, readJsonObject, requireText } from "./http.js";
-import { APPROVAL_STATES, approvalView, readProposal, reconfirmation } from "./proposal.js";
+import { APPROVAL_STATES, approvalView, readProposal, reconfirmation, unreadableView } from "./proposal.js";
+import { ReceiptLog } from "./receipts.js";
 import { readSkillUrls, upstreamSkill } from "./skills.js";
 
 export const ROLES_HEADER = "x-agent-governor-roles";
-const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at", "invalidated_at"];
+const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at", "invalidated_at", "seal"];
+/** Approver names never contain the key-id separator `/` or control characters, nor start or end with a space. */
+const APPROVER_NAME = /^(?! )[^/\p{Cc}\p{Cf}]{1,64}(?<! )$/u;
 const ENROLLMENT_TTL_MS = 15 * 60 * 1000;
 const MAX_LIST = 500;
 
-const PHASE_STATUS = { signature_invalid: 403 };
+const PHASE_STATUS = {
+  signature_invalid: 403,
+  wrong_audience: 403,
+  action_replayed: 409,
+  stale_action: 409,
+  not_cancellable: 409,
+  not_in_flight: 409,
+  conflict: 409,
+  already_exists: 409,
+  already_consumed: 409,
+  not_found: 409,
+  record_tampered: 500,
+  store_failed: 500,
+  malformed_record: 500,
+};
 
 /** Every route's methods, by path shape: a known path with another method is a 405, not a 404. */
 const ROUTE_METHODS = {
@@ -37,8 +46,10 @@ const ROUTE_METHODS = {
   feed: ["GET"],
   keys: ["GET"],
   enrollments: ["POST"],
-  "approvers/:id/keys": ["POST"],
+  "approvers/:id/keys": ["GET", "POST"],
   "approvers/:id/keys/:key": ["DELETE"],
+  receipts: ["GET"],
+  "receipts/key": ["GET"],
 };
 
 function isPlainObject(value) {
@@ -46,7 +57,17 @@ function isPlainObject(value) {
 }
 
 function rejection(verdict) {
-  return new HttpError(PHASE_STATUS[verdict.phase] ?? 422, verdict.phase, verdict.reason);
+  const status = PHASE_STATUS[verdict.phase] ?? 422;
+  const reason = status === 500 ? `${verdict.reason} Nothing was changed.` : verdict.reason;
+  return new HttpError(status, verdict.phase, reason);
+}
+
+function sinceParam(url) {
+  const text = url.searchParams.get("since");
+  if (text === null) return 0;
+  const since = Number(text);
+  if (!Number.isInteger(since) || since < 0) throw new HttpError(400, "invalid_input", "since must be a whole number (a receipt's seq)", "since");
+  return since;
 }
 
 function limitParam(url) {
@@ -66,6 +87,9 @@ export class ApprovalInbox extends DurableObject {
     this.store = this.db.confirmationStore();
     this.skillUrls = readSkillUrls(env);
     this.verifiers = null;
+    this.receipts = new ReceiptLog(this.db, env);
+    // The id confirmations name as their audience: a guard refuses one made for another inbox.
+    this.audience = env.AUDIENCE || `agent-governor:${env.INBOX_NAME ?? "default"}`;
   }
 
   async fetch(request) {
@@ -100,6 +124,14 @@ export class ApprovalInbox extends DurableObject {
       case "GET approvals/:id":
         need("agent", "inbox", "admin");
         return json(this.view(id));
+      case "GET receipts":
+        need("agent", "inbox", "admin");
+        return json({ receipts: this.db.receipts(sinceParam(url), limitParam(url)), public_key: await this.receipts.publicKey() });
+      case "GET receipts/key":
+        return json(await this.receipts.publicKey());
+      case "GET approvers/:id/keys":
+        need("agent", "inbox", "admin");
+        return json(this.approverKeys(id));
       case "POST approvals/:id/decision":
         return this.decide(id, request);
       case "POST approvals/:id/cancel":
@@ -127,8 +159,7 @@ export class ApprovalInbox extends DurableObject {
       case "POST approvers/:id/keys":
         return this.registerKey(id, request, roles.has("admin"));
       case "DELETE approvers/:id/keys/:key":
-        need("admin");
-        return this.revokeKey(id, subId);
+        return this.revokeKey(id, subId, request, roles.has("admin"));
       default: {
         const allowed = ROUTE_METHODS[shape];
         if (allowed) throw new HttpError(405, "method_not_allowed", `${url.pathname} answers ${allowed.join(", ")}, not ${method}`);
@@ -150,10 +181,27 @@ export class ApprovalInbox extends DurableObject {
       store: this.store,
       skills,
       keys,
+      audience: this.audience,
+      sealKey: this.sealKey(),
       audit: (record) => this.db.appendAudit(Date.now(), record.confirmation_id, "apply", record),
     });
-    this.verifiers = { guard: new Guard({ keys }), executor };
+    this.verifiers = { guard: new Guard({ keys, audience: this.audience }), executor };
     return this.verifiers;
+  }
+
+  /**
+   * The secret that seals stored confirmations (SEAL_KEY); without one the inbox makes one and keeps it in
+   * its own storage, which protects against a record edited alone but not against whoever can read the
+   * whole store: a deployment sets the secret.
+   */
+  sealKey() {
+    if (this.env.SEAL_KEY) return this.env.SEAL_KEY;
+    let stored = this.db.setting("seal_key");
+    if (stored === null) {
+      this.db.putSetting("seal_key", `${crypto.randomUUID()}${crypto.randomUUID()}`);
+      stored = this.db.setting("seal_key");
+    }
+    return stored;
   }
 
   // ---- approvals ----
@@ -164,8 +212,17 @@ export class ApprovalInbox extends DurableObject {
     return this.viewOf(row);
   }
 
+  /** One approval's view; a stored record that cannot be rendered degrades this view only. */
   viewOf(row, now = Date.now()) {
-    return approvalView(row, this.db.confirmation(row.id), now, requestFor, this.db.reconfirm(row.id));
+    try {
+      return approvalView(row, this.db.confirmationText(row.id), now, {
+        requestFor,
+        audience: this.audience,
+        reconfirm: this.db.reconfirm(row.id),
+      });
+    } catch (error) {
+      return unreadableView(row, error);
+    }
   }
 
   publish(id) {
@@ -241,17 +298,25 @@ export class ApprovalInbox extends DurableObject {
     if (differs.length > 0) {
       throw new HttpError(422, "change_mismatch", `the signed \`${differs[0]}\` differs from the proposal`, `confirmation.${differs[0]}`);
     }
+    if (confirmation.audience !== view.draft.audience) {
+      throw new HttpError(403, "wrong_audience", `the confirmation must name this inbox's audience \`${view.draft.audience}\` (the draft carries it)`, "confirmation.audience");
+    }
     const { guard } = this.verifier();
     const verdict = guard.check(confirmation, requestFor(confirmation));
     if (verdict.verdict === "rejected") throw rejection(verdict);
-    if (verdict.verdict !== "pending_precondition") throw new HttpError(500, "internal", "unexpected verdict");
+    if (verdict.verdict !== "pending_precondition") throw new HttpError(500, "internal", "unexpected verdict; nothing was approved");
     this.advanceCounter(confirmation.key_id, confirmation.assertion);
     return this.storeApproval(id, confirmation);
   }
 
   async storeApproval(id, confirmation) {
     const clean = Object.fromEntries(Object.entries(confirmation).filter(([field]) => !LIFECYCLE_FIELDS.includes(field)));
-    await this.settle(() => saveConfirmation(this.store, clean));
+    try {
+      await this.verifier().executor.save(clean);
+    } catch (error) {
+      if (error?.code) throw rejection({ phase: error.code, reason: error.message });
+      throw error;
+    }
     const now = Date.now();
     if (!this.db.decide(id, "y", now, clean.key_id)) throw new HttpError(409, "not_pending", `approval \`${id}\` was decided concurrently`);
     this.db.appendAudit(now, id, "approved", { key_id: clean.key_id, ui_action: clean.ui_action, confirmed_at: clean.confirmed_at, passkey: clean.assertion !== undefined && clean.assertion !== null });
@@ -268,34 +333,52 @@ export class ApprovalInbox extends DurableObject {
     }
   }
 
-  /** Checks a signed human action about approval `id`; returns it. */
-  checkedAction(id, action, kinds) {
-    if (!isPlainObject(action)) throw new HttpError(400, "invalid_input", "the signed `action` is required", "action");
-    if (!kinds.includes(action.action)) throw new HttpError(400, "invalid_input", `action must be one of ${kinds.join(", ")}`, "action.action");
-    if (action.approval_id !== id) throw new HttpError(422, "change_mismatch", "the signed action is about another approval", "action.approval_id");
-    const verdict = this.verifier().guard.checkAction(action);
-    if (verdict.verdict === "rejected") throw rejection(verdict);
-    this.advanceCounter(action.key_id, action.assertion);
-    return action;
+  /**
+   * Carries out a signed human action about `subject` once, through the core: verified, recent, made for the
+   * current `version` (given for state the inbox keeps; read by the Executor for a stored confirmation), its
+   * nonce recorded before anything changes. Returns the core's outcome.
+   */
+  /** A cancel or reconcile needs a stored confirmation: before a y there is nothing to act on. */
+  requireConfirmation(id) {
+    if (this.db.confirmationText(id) === null) {
+      throw new HttpError(409, "not_pending", `approval \`${id}\` has no stored approval: only an approved one can be cancelled or reconciled`);
+    }
   }
 
-  decline(id, action) {
-    this.pending(id);
-    const checked = this.checkedAction(id, action, ["decline"]);
+  async takeAction(subject, action, kinds, version = undefined) {
+    if (!isPlainObject(action)) throw new HttpError(400, "invalid_input", "the signed `action` is required", "action");
+    if (!kinds.includes(action.action)) throw new HttpError(400, "invalid_input", `action must be one of ${kinds.join(", ")}`, "action.action");
+    if (action.approval_id !== subject) throw new HttpError(422, "change_mismatch", `the signed action is about \`${action.approval_id}\`, not \`${subject}\``, "action.approval_id");
+    const key = typeof action.key_id === "string" ? this.db.key(action.key_id) : null;
+    const { executor } = this.verifier();
+    this.db.forgetExpiredNonces(formatTime(Date.now()));
+    const outcome = await executor.takeAction(action, {
+      ...(version === undefined ? {} : { version }),
+      ...(key && action.assertion ? { lastSignCount: key.sign_count } : {}),
+    });
+    if (outcome.outcome === "rejected") throw rejection(outcome);
+    if (outcome.sign_count !== null && key !== null) this.db.advanceSignCount(key.key_id, outcome.sign_count);
+    return outcome;
+  }
+
+  async decline(id, action) {
+    const view = this.pending(id);
+    const taken = await this.takeAction(id, action, ["decline"], view.version);
     const now = Date.now();
-    if (!this.db.decide(id, "n", now, checked.key_id, checked.detail ?? "")) throw new HttpError(409, "not_pending", `approval \`${id}\` was decided concurrently`);
-    this.db.appendAudit(now, id, "declined", { key_id: checked.key_id, reason: checked.detail ?? "" });
+    if (!this.db.decide(id, "n", now, action.key_id, action.detail ?? "")) throw new HttpError(409, "not_pending", `approval \`${id}\` was decided concurrently`);
+    this.db.appendAudit(now, id, "declined", { key_id: action.key_id, reason: action.detail ?? "", nonce: action.nonce });
     this.publish(id);
-    return json(this.view(id));
+    return json({ ...this.view(id), action: taken.action });
   }
 
   async cancel(id, request) {
     const body = await readJsonObject(request);
     onlyKeys(body, ["action"]);
     this.view(id);
-    const checked = this.checkedAction(id, body.action, ["cancel"]);
-    await this.settle(() => cancelConfirmation(this.store, id));
-    this.db.appendAudit(Date.now(), id, "cancelled", { key_id: checked.key_id, reason: checked.detail ?? "" });
+    this.requireConfirmation(id);
+    await this.takeAction(id, body.action, ["cancel"]);
+    this.db.appendAudit(Date.now(), id, "cancelled", { key_id: body.action.key_id, reason: body.action.detail ?? "", nonce: body.action.nonce });
+    await this.receipt(id, "cancelled", body.action.key_id);
     this.publish(id);
     return json(this.view(id));
   }
@@ -305,26 +388,29 @@ export class ApprovalInbox extends DurableObject {
     const body = await readJsonObject(request);
     onlyKeys(body, ["action"]);
     this.view(id);
-    const checked = this.checkedAction(id, body.action, ["reconcile_applied", "reconcile_not_applied"]);
-    const applied = checked.action === "reconcile_applied";
-    await this.settle(() => reconcileConfirmation(this.store, id, applied));
-    this.db.appendAudit(Date.now(), id, "reconciled", { key_id: checked.key_id, applied, note: checked.detail ?? "" });
+    this.requireConfirmation(id);
+    const taken = await this.takeAction(id, body.action, ["reconcile_applied", "reconcile_not_applied"]);
+    const applied = taken.action === "reconcile_applied";
+    this.db.appendAudit(Date.now(), id, "reconciled", { key_id: body.action.key_id, applied, note: body.action.detail ?? "", nonce: body.action.nonce });
+    await this.receipt(id, applied ? "reconciled_applied" : "reconciled_not_applied", body.action.key_id);
     this.publish(id);
     return json(this.view(id));
   }
 
-  async settle(transition) {
+  /** Appends a signed receipt for an outcome on approval `id`; a receipt that cannot be made is audited, never thrown. */
+  async receipt(id, outcome, actor = null) {
+    const row = this.db.approval(id);
+    if (row === null) return null;
     try {
-      await transition();
+      return await this.receipts.append({
+        approvalId: id,
+        changeDigest: changeDigest(row.proposal.node_id, row.proposal.proposed_change),
+        approver: actor ?? row.decided_by ?? "",
+        outcome,
+      });
     } catch (error) {
-      if (["not_cancellable", "not_in_flight", "conflict"].includes(error?.code)) {
-        throw new HttpError(409, error.code, error.message);
-      }
-      // No confirmation yet (the approval is pending or declined), or one already stored for it.
-      if (error?.code === "not_found" || error?.code === "already_exists") {
-        throw new HttpError(409, "not_pending", `${error.message}: the approval is not in a state that allows this`);
-      }
-      throw error;
+      this.db.appendAudit(Date.now(), id, "receipt_failed", { outcome, error: String(error?.message ?? error) });
+      return null;
     }
   }
 
@@ -342,11 +428,18 @@ export class ApprovalInbox extends DurableObject {
     }
     const { executor } = this.verifier();
     const result = await executor.execute(body);
-    if (result.outcome === "reconfirm_required" && this.db.approval(result.confirmation_id) !== null) {
+    const known = this.db.approval(result.confirmation_id) !== null;
+    if (result.outcome === "reconfirm_required" && known) {
       this.db.setReconfirm(result.confirmation_id, result.reconfirm);
     }
+    if (known) {
+      // Every outcome of an Apply on a known approval gets a signed receipt; an error leaves it unknown.
+      const outcome = result.outcome === "error" ? (result.state === "in_flight" ? "unknown" : "error") : result.outcome;
+      const receipt = await this.receipt(result.confirmation_id, outcome);
+      if (receipt !== null) result.receipt = receipt;
+    }
     // A rejection changes nothing the inbox shows; every other outcome moves the approval on.
-    if (result.outcome !== "rejected" && this.db.approval(result.confirmation_id) !== null) this.publish(result.confirmation_id);
+    if (result.outcome !== "rejected" && known) this.publish(result.confirmation_id);
     return json(result);
   }
 
@@ -398,52 +491,133 @@ export class ApprovalInbox extends DurableObject {
   async enroll(request) {
     const body = await readJsonObject(request);
     onlyKeys(body, ["approver"]);
-    const approver = requireText(body.approver, "approver", { max: 128 });
+    const approver = approverName(body.approver, "approver");
     const code = crypto.randomUUID();
     const expiresAt = Date.now() + ENROLLMENT_TTL_MS;
     this.db.insertEnrollment(code, approver, expiresAt);
-    return json({ approver, enrollment_code: code, expires_at: new Date(expiresAt).toISOString() }, 201);
+    return json({ approver, enrollment_code: code, expires_at: formatTime(expiresAt) }, 201);
   }
 
-  /** Registers a public key: by the admin, or by the approver with a one-time enrollment code. */
-  async registerKey(approver, request, isAdmin) {
+  /** An approver's keys and the version a signed key change must name. */
+  approverKeys(approver) {
+    const rows = this.db.approverKeys(approver);
+    return { approver, version: keySetVersion(approver, rows), keys: rows.map(publicKeyView) };
+  }
+
+  /**
+   * Registers a public key under `approver/...`: by the admin, by the approver with a one-time enrollment
+   * code, or by the approver themself with an `add_key` action signed by a key they already hold.
+   */
+  async registerKey(approverParam, request, isAdmin) {
+    const approver = approverName(approverParam, "approver");
     const body = await readJsonObject(request);
-    onlyKeys(body, ["key_id", "type", "public_key", "algorithm", "credential_id", "enrollment_code"]);
-    if (!isAdmin) {
-      if (body.enrollment_code === undefined) {
-        throw new HttpError(403, "forbidden", "registering a key needs the admin token or the approver's enrollment code", "enrollment_code");
-      }
-      const code = requireText(body.enrollment_code, "enrollment_code", { max: 64 });
-      if (this.db.takeEnrollment(code, Date.now()) !== approver) {
-        throw new HttpError(403, "forbidden", "the enrollment code is unknown, used, expired or for another approver", "enrollment_code");
-      }
-    }
-    const keyId = requireText(body.key_id, "key_id", { max: 128 });
-    if (this.db.key(keyId) !== null) throw new HttpError(409, "conflict", `key \`${keyId}\` exists; key ids are never reused`, "key_id");
+    onlyKeys(body, ["key_id", "type", "public_key", "algorithm", "credential_id", "enrollment_code", "action"]);
+    const keyId = namespacedKeyId(approver, body.key_id);
     const spec =
       body.type === "webauthn"
         ? { type: "webauthn", algorithm: body.algorithm, public_key: body.public_key, rp_id: this.env.RP_ID, origins: (this.env.ORIGINS ?? "").split(",").map((origin) => origin.trim()).filter(Boolean) }
         : { type: body.type, public_key: body.public_key };
+    // Who may add it is settled before anything about the key is read.
+    let by = "admin";
+    if (!isAdmin) {
+      if (body.action !== undefined) {
+        this.requireOwnKey(approver, body.action);
+        if (body.action.detail !== keyDetail(spec)) {
+          throw new HttpError(422, "change_mismatch", "the signed add_key must carry the new key as `detail`: `type:algorithm:public_key`", "action.detail");
+        }
+        by = body.action.key_id;
+      } else if (body.enrollment_code !== undefined) {
+        const code = requireText(body.enrollment_code, "enrollment_code", { max: 64 });
+        if (this.db.takeEnrollment(code, Date.now()) !== approver) {
+          throw new HttpError(403, "forbidden", "the enrollment code is unknown, used, expired or for another approver", "enrollment_code");
+        }
+        by = "enrollment";
+      } else {
+        throw new HttpError(403, "forbidden", "adding a key needs the admin token, the approver's enrollment code, or an add_key action signed by one of the approver's keys", "action");
+      }
+    }
     // The package reads the key exactly as it will verify with it: a bad key is a typed invalid_key.
     new Guard({ keys: { [keyId]: spec } }).free();
     const credentialId = body.type === "webauthn" ? requireText(body.credential_id, "credential_id", { max: 1024 }) : null;
+    if (this.db.key(keyId) !== null) throw new HttpError(409, "conflict", `key \`${keyId}\` exists; key ids are never reused`, "key_id");
+    // The signed add_key is used (its nonce recorded, the key set's version checked) only once all else holds.
+    if (body.action !== undefined && !isAdmin) {
+      await this.takeAction(keyId, body.action, ["add_key"], keySetVersion(approver, this.db.approverKeys(approver)));
+    }
     const now = Date.now();
     this.db.insertKey({ keyId, approver, spec, credentialId, at: now });
-    this.db.appendAudit(now, null, "key_registered", { approver, key_id: keyId, type: spec.type, by: isAdmin ? "admin" : "enrollment" });
+    this.db.appendAudit(now, null, "key_registered", { approver, key_id: keyId, type: spec.type, by });
     this.verifiers = null;
     return json(publicKeyView(this.db.key(keyId)), 201);
   }
 
-  revokeKey(approver, keyId) {
+  /** Revokes a key: by the admin, or by its approver with a `revoke_key` action signed by one of their keys. */
+  async revokeKey(approverParam, keyParam, request, isAdmin) {
+    const approver = approverName(approverParam, "approver");
+    const keyId = namespacedKeyId(approver, keyParam);
     const key = this.db.key(keyId);
     if (key === null || key.approver !== approver) throw new HttpError(404, "not_found", `approver \`${approver}\` has no key \`${keyId}\``);
+    let by = "admin";
+    if (!isAdmin) {
+      const hasBody = (request.headers.get("content-type") ?? "") !== "";
+      const body = hasBody ? await readJsonObject(request) : {};
+      onlyKeys(body, ["action"]);
+      if (body.action === undefined) throw new HttpError(401, "unauthorized", "revoking a key needs the admin token or a revoke_key action signed by one of the approver's keys", "action");
+      this.requireOwnKey(approver, body.action);
+      await this.takeAction(keyId, body.action, ["revoke_key"], keySetVersion(approver, this.db.approverKeys(approver)));
+      by = body.action.key_id;
+    }
     const now = Date.now();
     if (!this.db.revokeKey(keyId, now)) throw new HttpError(409, "conflict", `key \`${keyId}\` is already revoked`);
-    this.db.appendAudit(now, null, "key_revoked", { approver, key_id: keyId });
+    this.db.appendAudit(now, null, "key_revoked", { approver, key_id: keyId, by });
     this.verifiers = null;
     return json(publicKeyView(this.db.key(keyId)));
   }
 
+  /** A key change signed by the approver must be signed by one of that approver's own keys. */
+  requireOwnKey(approver, action) {
+    if (!isPlainObject(action)) throw new HttpError(400, "invalid_input", "the signed `action` is required", "action");
+    const signer = typeof action.key_id === "string" ? this.db.key(action.key_id) : null;
+    if (signer === null || signer.approver !== approver) {
+      throw new HttpError(403, "forbidden", `a key change for \`${approver}\` must be signed by one of \`${approver}\`'s keys`, "action.key_id");
+    }
+  }
+}
+
+/** A valid approver name: one path segment, no `/`, no spaces or control characters. */
+function approverName(value, path) {
+  const name = requireText(value, path, { max: 64 });
+  if (!APPROVER_NAME.test(name)) {
+    throw new HttpError(400, "invalid_input", `\`${path}\` must be 1-64 characters without \`/\` or control characters, and not start or end with a space`, path);
+  }
+  return name;
+}
+
+/**
+ * Key ids are namespaced by their approver: `alice/laptop`. A client may send the local part (`laptop`) or the
+ * full id; a full id for another approver is refused.
+ */
+function namespacedKeyId(approver, value) {
+  const given = requireText(value, "key_id", { max: 128 });
+  const slash = given.indexOf("/");
+  if (slash === -1) {
+    if (/[\s\p{Cc}]/u.test(given)) throw new HttpError(400, "invalid_input", "`key_id` must not contain spaces or control characters", "key_id");
+    return `${approver}/${given}`;
+  }
+  if (given.slice(0, slash) !== approver || given.indexOf("/", slash + 1) !== -1 || slash === given.length - 1) {
+    throw new HttpError(403, "forbidden", `key ids are namespaced by their approver: a key of \`${approver}\` is \`${approver}/<name>\``, "key_id");
+  }
+  return given;
+}
+
+/** The version of an approver's key set: any key added or revoked changes it. */
+function keySetVersion(approver, rows) {
+  return stateVersion(JSON.stringify(["keys", approver, rows.map((row) => [row.key_id, row.revoked_at])]));
+}
+
+/** What an add_key action carries as `detail`: the key it adds. */
+function keyDetail(spec) {
+  return `${spec.type}:${spec.algorithm ?? ""}:${spec.public_key}`;
 }
 
 function publicKeyView(row) {
@@ -456,7 +630,7 @@ function publicKeyView(row) {
     credential_id: row.credential_id,
     rp_id: row.spec.rp_id ?? null,
     sign_count: row.sign_count,
-    created_at: new Date(row.created_at).toISOString(),
-    revoked_at: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+    created_at: formatTime(row.created_at),
+    revoked_at: row.revoked_at === null ? null : formatTime(row.revoked_at),
   };
 }

@@ -1,5 +1,6 @@
 // A proposal from the agent, checked field by field, and the approval the inbox and the agent see.
 
+import { changeLines, formatTime, parseTime, stateVersion } from "agent-governor/guard";
 import { HttpError, onlyKeys, requireText } from "./http.js";
 
 export const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
@@ -44,23 +45,37 @@ export function readProposal(body, skillTypes) {
     }
   }
   const node_id = requireText(body.node_id, "node_id", { max: 256 });
+  const summary = singleLine(requireText(body.summary, "summary", { max: 300, optional: true }), "summary");
+  const impactScope = singleLine(requireText(body.impact_scope, "impact_scope", { max: 300, optional: true }), "impact_scope");
   return {
     node_id,
     proposed_change,
     intent: requireText(body.intent, "intent"),
     agent_reason: requireText(body.reason, "reason", { optional: true }),
     agent_id: requireText(body.agent_id, "agent_id", { max: 128, optional: true }),
-    request: {
-      what:
-        singleLine(requireText(body.summary, "summary", { max: 300, optional: true }), "summary") ??
-        `${proposed_change.type} on ${node_id}: ${proposed_change.from || "(none)"} -> ${proposed_change.to}`,
-      impact: singleLine(requireText(body.impact_scope, "impact_scope", { max: 300, optional: true }), "impact_scope") ?? `node ${node_id} only`,
-    },
+    // What a person reads is rendered by the core from the change itself; the agent's words are a note.
+    request: requestLines(node_id, proposed_change),
+    agent_note: summary === null && impactScope === null ? null : { summary, impact_scope: impactScope },
     evidence: evidence === null ? null : { closer: evidence.closer ?? null, watcher: evidence.watcher ?? null },
   };
 }
 
-const iso = (millis) => (millis === null || millis === undefined ? null : new Date(millis).toISOString());
+/** The two lines of an approval request, from the change: `{ what: "Execute: ...", impact: "Impact: ..." }`. */
+export function requestLines(nodeId, change) {
+  const [what, impact] = changeLines(nodeId, change);
+  return { what, impact };
+}
+
+const iso = (millis) => (millis === null || millis === undefined ? null : formatTime(millis));
+
+/** When a stored confirmation was confirmed, read by the core; null when the stored text is unreadable. */
+function confirmedAt(confirmation) {
+  try {
+    return parseTime(confirmation.confirmed_at);
+  } catch {
+    return null;
+  }
+}
 
 /** The state of an approval: before a decision from the row, after one from the stored confirmation. */
 export function approvalState(row, confirmation, now) {
@@ -71,20 +86,35 @@ export function approvalState(row, confirmation, now) {
   if (confirmation.in_flight_at) return "in_flight";
   if (confirmation.invalidated_at) return "invalidated";
   if (confirmation.cancelled) return "cancelled";
-  return now - Date.parse(confirmation.confirmed_at) >= APPROVAL_TTL_MS ? "expired" : "approved";
+  const at = confirmedAt(confirmation);
+  // An unreadable time never reads as usable: the Executor refuses it too.
+  return at === null || now - at >= APPROVAL_TTL_MS ? "expired" : "approved";
+}
+
+/**
+ * The version a signed action about this approval must name: the core's digest of the stored confirmation
+ * once there is one (the Executor computes the same), else of the approval's decision state.
+ */
+export function approvalVersion(row, confirmationText) {
+  if (confirmationText !== null) return stateVersion(confirmationText);
+  return stateVersion(JSON.stringify(["approval", row.id, row.decision, row.decided_at]));
 }
 
 /** What the inbox shows and the agent reads: the two lines, the change, the evidence, and what to sign. */
-export function approvalView(row, confirmation, now, requestFor, reconfirm = null) {
+export function approvalView(row, confirmationText, now, { requestFor, audience, reconfirm = null }) {
   const { proposal } = row;
+  const confirmation = confirmationText === null ? null : JSON.parse(confirmationText);
   const state = approvalState(row, confirmation, now);
-  const expiresAt = confirmation ? Date.parse(confirmation.confirmed_at) + APPROVAL_TTL_MS : row.created_at + APPROVAL_TTL_MS;
+  const confirmedMillis = confirmation ? confirmedAt(confirmation) : null;
+  const expiresAt = confirmation ? (confirmedMillis === null ? null : confirmedMillis + APPROVAL_TTL_MS) : row.created_at + APPROVAL_TTL_MS;
   return {
     approval_id: row.id,
     state,
+    version: approvalVersion(row, confirmationText),
     created_at: iso(row.created_at),
     expires_at: iso(expiresAt),
     request: proposal.request,
+    agent_note: proposal.agent_note ?? null,
     node_id: proposal.node_id,
     proposed_change: proposal.proposed_change,
     intent: proposal.intent,
@@ -98,12 +128,13 @@ export function approvalView(row, confirmation, now, requestFor, reconfirm = nul
       proposed_change: proposal.proposed_change,
       intent: proposal.intent,
       confirmed_by: "human",
+      audience,
     },
     decision:
       row.decision === null
         ? null
         : { decision: row.decision, at: iso(row.decided_at), key_id: row.decided_by, reason: row.decline_reason ?? confirmation?.reason ?? null },
-    confirmation,
+    confirmation: confirmation === null ? null : publicConfirmation(confirmation),
     // What the agent sends to POST /v1/apply once approved.
     executor_request: confirmation ? requestFor(confirmation) : null,
     // When an Apply found the node moved on: its current status and the transitions a person may pick.
@@ -113,7 +144,22 @@ export function approvalView(row, confirmation, now, requestFor, reconfirm = nul
   };
 }
 
-export const APPROVAL_STATES = ["pending", "declined", "expired", "approved", "in_flight", "consumed", "cancelled", "invalidated"];
+/** The stored confirmation as shown: without the guard's seal (a MAC only the guard checks). */
+function publicConfirmation({ seal: _seal, ...confirmation }) {
+  return confirmation;
+}
+
+/** A stored approval a view cannot be rendered for: shown raw and flagged, never failing the list or feed. */
+export function unreadableView(row, error) {
+  return {
+    approval_id: row.id,
+    state: "unreadable",
+    error: { code: error?.code ?? "unreadable_record", message: String(error?.message ?? error) },
+    raw: { created_at: row.created_at, decision: row.decision, decided_at: row.decided_at, decided_by: row.decided_by },
+  };
+}
+
+export const APPROVAL_STATES = ["pending", "declined", "expired", "approved", "in_flight", "consumed", "cancelled", "invalidated", "unreadable"];
 
 /**
  * The proposal for a transition a person picked after step 6 found the node moved on. The pick must be one of
@@ -131,9 +177,7 @@ export function reconfirmation(previous, reconfirm, to) {
     ...previous,
     proposed_change,
     evidence: null,
-    request: {
-      what: `${proposed_change.type} on ${previous.node_id}: ${proposed_change.from || "(none)"} -> ${to} (picked after a reconfirm)`,
-      impact: previous.request.impact,
-    },
+    request: requestLines(previous.node_id, proposed_change),
+    agent_note: { summary: "picked by a person after the node moved on", impact_scope: null },
   };
 }

@@ -48,6 +48,8 @@ fuzz_target!(|data: &[u8]| {
         cancelled: false,
         in_flight_at: None,
         invalidated_at: None,
+        audience: None,
+        seal: None,
     };
     assert!(keys.verify(&confirmation).is_err());
 });

@@ -3,19 +3,18 @@
 //! shows them apart, as a labelled note.
 
 use super::confirmation::ProposedChange;
-use crate::display::{display_identifier, shown};
-use serde_json::Value;
+use crate::display::{display_identifier, shown_text};
 
 /// `["Execute: status_change on T-9: review -> done", "Impact: T-9"]`. Values that are not plain words
 /// are quoted; invisible and look-alike-prone characters are made visible.
 pub fn change_lines(node_id: &str, change: &ProposedChange) -> [String; 2] {
-    let node = shown(&Value::from(node_id));
+    let node = shown_text(node_id);
     let from = if change.from.is_empty() {
         "(none)".to_owned()
     } else {
-        shown(&Value::from(change.from.as_str()))
+        shown_text(&change.from)
     };
-    let to = shown(&Value::from(change.to.as_str()));
+    let to = shown_text(&change.to);
     [
         format!(
             "Execute: {} on {node}: {from} -> {to}",

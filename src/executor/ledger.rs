@@ -11,8 +11,22 @@
 
 use super::check::{Phase, Rejection};
 use super::human_action::{ACTION_MAX_AGE_MS, HumanAction};
+use crate::input::to_json_string;
 use crate::ports::{PortError, Store};
 use crate::timestamp::{EpochMillis, format_rfc3339};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct ConsumedEntry {
+    consumed_at: String,
+}
+
+#[derive(Serialize)]
+struct ActionEntry<'a> {
+    action: &'a str,
+    approval_id: &'a str,
+    deletable_after: String,
+}
 
 /// Store key of a consumed confirmation id.
 pub fn consumed_key(confirmation_id: &str) -> String {
@@ -35,7 +49,9 @@ pub async fn record_consumed(
     confirmation_id: &str,
     now: EpochMillis,
 ) -> Result<(), PortError> {
-    let value = serde_json::json!({ "consumed_at": format_rfc3339(now) }).to_string();
+    let value = to_json_string(&ConsumedEntry {
+        consumed_at: format_rfc3339(now),
+    });
     store
         .compare_and_swap(&consumed_key(confirmation_id), None, &value)
         .await
@@ -53,12 +69,11 @@ pub async fn record_action(
     let deletable_after = at
         .saturating_add(ACTION_MAX_AGE_MS)
         .saturating_add(clock_skew_ms);
-    let value = serde_json::json!({
-        "action": action.action.as_str(),
-        "approval_id": action.approval_id,
-        "deletable_after": format_rfc3339(deletable_after),
-    })
-    .to_string();
+    let value = to_json_string(&ActionEntry {
+        action: action.action.as_str(),
+        approval_id: &action.approval_id,
+        deletable_after: format_rfc3339(deletable_after),
+    });
     match store
         .compare_and_swap(&action_key(key_id, &action.nonce), None, &value)
         .await

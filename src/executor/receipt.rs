@@ -73,17 +73,17 @@ pub fn change_digest(node_id: &str, change: &ProposedChange) -> String {
 
 /// The exact bytes the guard signs.
 pub fn canonical_receipt_bytes(receipt: &Receipt) -> Vec<u8> {
-    let fields = serde_json::json!([
+    let fields = (
         DOMAIN,
-        receipt.key_id,
+        &receipt.key_id,
         receipt.seq,
-        receipt.approval_id,
-        receipt.change_digest,
-        receipt.approver,
-        receipt.outcome,
-        receipt.at,
+        &receipt.approval_id,
+        &receipt.change_digest,
+        &receipt.approver,
+        &receipt.outcome,
+        &receipt.at,
         receipt.prev.as_deref().unwrap_or_default(),
-    ]);
+    );
     serde_json::to_vec(&fields).unwrap_or_default()
 }
 

@@ -213,7 +213,7 @@ impl JsExecutor {
             executor
                 .confirmation_version(&id)
                 .await
-                .map(|version| version.map_or(JsValue::NULL, |v| JsValue::from(v)))
+                .map(|version| version.map_or(JsValue::NULL, JsValue::from))
                 .map_err(|error| storage_error(&error))
         })
     }

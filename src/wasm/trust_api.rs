@@ -6,6 +6,7 @@
 use super::args;
 use super::convert::{from_js, from_js_valid, to_js};
 use super::errors::{coded_error, invalid};
+use crate::body_json::{BodyError, check_body};
 use crate::executor::ProposedChange;
 use crate::executor::change_lines::change_lines;
 use crate::executor::public_key::PublicKeySpec;
@@ -15,7 +16,6 @@ use crate::executor::receipt::{
 };
 use crate::executor::state_version::state_version;
 use crate::input::InputError;
-use crate::strict_json::{BodyError, read_body};
 use crate::timestamp::{format_rfc3339, millis_from_host, parse_rfc3339};
 use wasm_bindgen::prelude::*;
 
@@ -90,9 +90,9 @@ pub fn read_json(
             )));
         }
     };
-    match read_body(&text, max_depth) {
+    match check_body(&text, max_depth) {
         // The text is now known to be strict and shallow: the host's own parser reads it the same way.
-        Ok(_) => js_sys::JSON::parse(&text),
+        Ok(()) => js_sys::JSON::parse(&text),
         Err(BodyError::DuplicateKey { path }) => Err(coded_error(
             "duplicate_key",
             &path,

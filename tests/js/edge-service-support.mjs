@@ -59,11 +59,12 @@ export function client(base) {
   };
 }
 
+/** Registers an Ed25519 key for `approver`; the guard namespaces its id (`alice/alice-1`), which signs from then on. */
 export async function registerEd25519(api, approver, keyId) {
   const key = await generateApproverKey({ keyId });
   const { status, body } = await api.post(`/v1/approvers/${approver}/keys`, { key_id: keyId, ...key.publicKey }, ADMIN);
   if (status !== 201) throw new Error(`registering ${keyId}: ${status} ${JSON.stringify(body)}`);
-  return key;
+  return { ...key, keyId: body.key_id };
 }
 
 let nodeCounter = 0;
@@ -87,8 +88,15 @@ export async function approve(api, approval, key, overrides = {}) {
   return api.post(`/v1/approvals/${approval.approval_id}/decision`, { decision: "y", confirmation });
 }
 
-export async function humanAction(kind, approvalId, key, detail = "") {
-  return signAction({ action: kind, approval_id: approvalId, detail, at: new Date().toISOString(), key_id: null }, key);
+/** A signed human action about `approvalId`, made for `version` (a fresh nonce each time). */
+export async function humanAction(kind, approvalId, key, detail = "", version) {
+  return signAction({ action: kind, approval_id: approvalId, version, detail, at: new Date().toISOString(), key_id: null }, key);
+}
+
+/** A signed human action about the approval as the guard shows it now (its current version). */
+export async function humanActionFor(api, kind, approvalId, key, detail = "") {
+  const { body } = await api.get(`/v1/approvals/${approvalId}`);
+  return humanAction(kind, approvalId, key, detail, body.version);
 }
 
 /** A software passkey (ES256) that answers `navigator.credentials.get` as an authenticator would. */
@@ -115,8 +123,8 @@ export async function softwarePasskey(keyId) {
       const draft = { ...draftOf(approval, { ui_action: "passkey" }), key_id: keyId, signature: null };
       return { ...draft, assertion: await this.assert(confirmationChallenge(draft, keyId), options) };
     },
-    async act(kind, approvalId, detail = "") {
-      const action = { action: kind, approval_id: approvalId, detail, at: new Date().toISOString(), key_id: keyId };
+    async act(kind, approvalId, detail = "", version) {
+      const action = { action: kind, approval_id: approvalId, version, nonce: crypto.randomUUID(), detail, at: new Date().toISOString(), key_id: keyId };
       return { ...action, assertion: await this.assert(actionChallenge(action, keyId)) };
     },
   };

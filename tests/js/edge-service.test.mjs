@@ -10,6 +10,7 @@ import {
   approve,
   draftOf,
   humanAction,
+  humanActionFor,
   nextNode,
   propose,
   registerEd25519,
@@ -63,7 +64,7 @@ describe("the flow", () => {
     const decided = await approve(api, approval, alice);
     assert.equal(decided.status, 200);
     assert.equal(decided.body.state, "approved");
-    assert.equal(decided.body.decision.key_id, "alice-1");
+    assert.equal(decided.body.decision.key_id, "alice/alice-1", "key ids are namespaced by their approver");
 
     const first = await api.post("/v1/apply", decided.body.executor_request, AGENT);
     assert.equal(first.status, 200);
@@ -86,7 +87,9 @@ describe("the flow", () => {
     const evidence = { closer: { complete: true, checklist: [{ id: "tests", completed: true }] }, watcher: { pass: true, issues: [] } };
     const approval = await propose(api, node, { type: "status_change", from: "in_review", to: "done" }, { evidence, summary: "close the reviewed task", impact_scope: `${node} only; nothing else` });
     assert.deepEqual(approval.evidence, evidence);
-    assert.deepEqual(approval.request, { what: "close the reviewed task", impact: `${node} only; nothing else` });
+    // What the person reads is rendered from the change; the agent's own words are a labelled note.
+    assert.deepEqual(approval.request, { what: `Execute: status_change on ${node}: in_review -> done`, impact: `Impact: ${node}` });
+    assert.deepEqual(approval.agent_note, { summary: "close the reviewed task", impact_scope: `${node} only; nothing else` });
     const pending = await api.get("/v1/approvals?state=pending&limit=500");
     assert.equal(pending.status, 200);
     assert.ok(pending.body.approvals.every((item) => item.state === "pending"));
@@ -137,7 +140,7 @@ describe("the flow", () => {
 
   test("n with a signed decline stores the reason; nothing can be applied", async () => {
     const approval = await proposal();
-    const action = await humanAction("decline", approval.approval_id, alice, "not this sprint");
+    const action = await humanActionFor(api, "decline", approval.approval_id, alice, "not this sprint");
     const declined = await api.post(`/v1/approvals/${approval.approval_id}/decision`, { decision: "n", action });
     assert.equal(declined.status, 200, JSON.stringify(declined.body));
     assert.equal(declined.body.state, "declined");
@@ -150,22 +153,22 @@ describe("the flow", () => {
 
   test("a signed cancel withdraws an unused approval; its Apply is rejected as cancelled", async () => {
     const approval = await approved();
-    const cancel = await api.post(`/v1/approvals/${approval.approval_id}/cancel`, { action: await humanAction("cancel", approval.approval_id, alice) });
+    const cancel = await api.post(`/v1/approvals/${approval.approval_id}/cancel`, { action: await humanActionFor(api, "cancel", approval.approval_id, alice) });
     assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
     assert.equal(cancel.body.state, "cancelled");
     const applied = await api.post("/v1/apply", approval.executor_request, AGENT);
     assert.equal(applied.body.rejection.phase, "cancelled");
-    const again = await api.post(`/v1/approvals/${approval.approval_id}/cancel`, { action: await humanAction("cancel", approval.approval_id, alice) });
+    const again = await api.post(`/v1/approvals/${approval.approval_id}/cancel`, { action: await humanActionFor(api, "cancel", approval.approval_id, alice) });
     assert.equal(again.status, 409);
     const undecided = await proposal();
-    const early = await api.post(`/v1/approvals/${undecided.approval_id}/cancel`, { action: await humanAction("cancel", undecided.approval_id, alice) });
+    const early = await api.post(`/v1/approvals/${undecided.approval_id}/cancel`, { action: await humanActionFor(api, "cancel", undecided.approval_id, alice) });
     assert.equal(early.status, 409);
     assert.equal(early.body.code, "not_pending");
     assert.equal(board.appliesFor(approval.approval_id), 0);
   });
 
   test("a passkey (ES256 WebAuthn assertion over the confirmation's hash) approves; its counter must grow", async () => {
-    const passkey = await softwarePasskey("alice-passkey");
+    const passkey = await softwarePasskey("alice/alice-passkey");
     const registered = await api.post("/v1/approvers/alice/keys", passkey.registration, ADMIN);
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
     assert.equal(registered.body.rp_id, "localhost");
@@ -191,7 +194,7 @@ describe("the flow", () => {
       assert.equal(answer.body.code, "signature_invalid");
     }
     const keys = await api.get("/v1/keys");
-    assert.equal(keys.body.keys.find((key) => key.key_id === "alice-passkey").sign_count, 1);
+    assert.equal(keys.body.keys.find((key) => key.key_id === "alice/alice-passkey").sign_count, 1);
   });
 
   test("the live feed (WebSocket) says hello with the recent approvals and pushes each change", async () => {
@@ -335,7 +338,7 @@ describe("attacks over HTTP: rejected with the right phase, the upstream never c
     assert.ok(revoked.body.revoked_at);
     const applied = await api.post("/v1/apply", approval.executor_request, AGENT);
     assert.equal(applied.body.rejection.phase, "signature_invalid");
-    assert.match(applied.body.rejection.reason, /revoked key `bob-1`/);
+    assert.match(applied.body.rejection.reason, /revoked key `bob\/bob-1`/);
     const fresh = await proposal();
     const answer = await approve(api, fresh, bob);
     assert.equal(answer.body.code, "signature_invalid");
@@ -366,7 +369,7 @@ describe("bad requests: typed 4xx, nothing stored", () => {
     const auditCount = async () => (await api.get("/v1/audit?limit=1")).body.records[0]?.seq ?? 0;
     const before = [await count(), await auditCount()];
     const cases = [
-      [await api.call("POST", "/v1/proposals", undefined, AGENT, { raw: "{not json" }), 400, "invalid_input"],
+      [await api.call("POST", "/v1/proposals", undefined, AGENT, { raw: "{not json" }), 400, "invalid_json"],
       [await api.call("POST", "/v1/proposals", undefined, AGENT, { raw: "[1,2]" }), 400, "invalid_input"],
       [await api.call("POST", "/v1/proposals", undefined, AGENT, { raw: "\"text\"" }), 400, "invalid_input"],
       [await api.call("POST", "/v1/proposals", undefined, AGENT, { raw: JSON.stringify({ node_id: "x".repeat(70_000) }) }), 413, "payload_too_large"],
@@ -449,9 +452,9 @@ describe("a restart between the upstream's Apply and the commit", () => {
     assert.equal(board.appliesFor(approval.approval_id), 1, "never applied again");
 
     // The agent cannot reconcile: the action must be signed by an approver.
-    const unsigned = await api.post(`/v1/approvals/${approval.approval_id}/reconcile`, { action: { action: "reconcile_applied", approval_id: approval.approval_id, at: new Date().toISOString(), key_id: null } }, AGENT);
+    const unsigned = await api.post(`/v1/approvals/${approval.approval_id}/reconcile`, { action: { action: "reconcile_applied", approval_id: approval.approval_id, version: after.body.version, nonce: "agent-made-nonce-0001", at: new Date().toISOString(), key_id: null } }, AGENT);
     assert.equal(unsigned.status, 403);
-    const reconciled = await api.post(`/v1/approvals/${approval.approval_id}/reconcile`, { action: await humanAction("reconcile_applied", approval.approval_id, alice, "the board shows in_progress") });
+    const reconciled = await api.post(`/v1/approvals/${approval.approval_id}/reconcile`, { action: await humanActionFor(api, "reconcile_applied", approval.approval_id, alice, "the board shows in_progress") });
     assert.equal(reconciled.status, 200, JSON.stringify(reconciled.body));
     assert.equal(reconciled.body.state, "consumed");
     const audit = await api.get(`/v1/audit?approval_id=${approval.approval_id}`);

@@ -45,23 +45,25 @@ async function enroll(guardApi, approver, body) {
   if (code.status !== 201) throw new Error(code.body.message);
   const registered = await guardApi.registerKey(approver, { ...body, enrollment_code: code.body.enrollment_code });
   if (registered.status !== 201) throw new Error(registered.body.message);
+  // The guard namespaces key ids by approver (`alice/device-1a2b3c4d`): sign with the id it registered.
+  return registered.body.key_id;
 }
 
 export async function registerDeviceKey(guardApi, approver) {
-  const key = await generateApproverKey({ keyId: `${approver}-device-${crypto.randomUUID().slice(0, 8)}` });
-  await enroll(guardApi, approver, { key_id: key.keyId, ...key.publicKey });
-  const record = { approver, kind: "device", keyId: key.keyId, privateKey: key.privateKey };
+  const key = await generateApproverKey({ keyId: `device-${crypto.randomUUID().slice(0, 8)}` });
+  const keyId = await enroll(guardApi, approver, { key_id: key.keyId, ...key.publicKey });
+  const record = { approver, kind: "device", keyId, privateKey: key.privateKey };
   await saveApprover(record);
   return record;
 }
 
 export async function registerPasskey(guardApi, approver, rpId) {
-  const keyId = `${approver}-passkey-${crypto.randomUUID().slice(0, 8)}`;
+  const localId = `passkey-${crypto.randomUUID().slice(0, 8)}`;
   const credential = await navigator.credentials.create({
     publicKey: {
       challenge: crypto.getRandomValues(new Uint8Array(32)),
       rp: { id: rpId, name: "agent-governor inbox" },
-      user: { id: new TextEncoder().encode(keyId), name: approver, displayName: approver },
+      user: { id: new TextEncoder().encode(`${approver}/${localId}`), name: approver, displayName: approver },
       pubKeyCredParams: [{ type: "public-key", alg: -8 }, { type: "public-key", alg: -7 }],
       authenticatorSelection: { userVerification: "required", residentKey: "preferred" },
       timeout: 120_000,
@@ -69,7 +71,7 @@ export async function registerPasskey(guardApi, approver, rpId) {
   });
   const spec = passkeyPublicKey(credential, { rpId, origins: [location.origin] });
   const credentialId = base64url(credential.rawId);
-  await enroll(guardApi, approver, { key_id: keyId, type: "webauthn", algorithm: spec.algorithm, public_key: spec.public_key, credential_id: credentialId });
+  const keyId = await enroll(guardApi, approver, { key_id: localId, type: "webauthn", algorithm: spec.algorithm, public_key: spec.public_key, credential_id: credentialId });
   const record = { approver, kind: "passkey", keyId, credentialId, rpId };
   await saveApprover(record);
   return record;

@@ -224,15 +224,17 @@ function decline(id) {
   if (!approval || approval.state !== "pending" || !needApprover()) return;
   const reason = document.querySelector(`.approval[data-id="${CSS.escape(id)}"] [data-reason]`)?.value ?? "";
   return settle(id, async () => {
-    const action = await signHumanAction(state.approver, { action: "decline", approval_id: id, detail: reason, at: new Date().toISOString(), key_id: null });
+    const action = await signHumanAction(state.approver, { action: "decline", approval_id: id, version: approval.version, detail: reason, at: new Date().toISOString(), key_id: null });
     return guardApi.decide(id, { decision: "n", action });
   });
 }
 
 function act(id, kind) {
-  if (!needApprover()) return;
+  const approval = state.approvals.get(id);
+  if (!approval || !needApprover()) return;
   return settle(id, async () => {
-    const action = await signHumanAction(state.approver, { action: kind, approval_id: id, detail: "", at: new Date().toISOString(), key_id: null });
+    // The action names the version of the approval the person saw: if it changed meanwhile, the guard refuses it.
+    const action = await signHumanAction(state.approver, { action: kind, approval_id: id, version: approval.version, detail: "", at: new Date().toISOString(), key_id: null });
     return kind === "cancel" ? guardApi.cancel(id, action) : guardApi.reconcile(id, action);
   });
 }

@@ -1,4 +1,13 @@
-import type { Confirmation, HumanAction, PasskeyAssertion, PublicKeySpec } from "../wasm/agent_governor.js";
+import type { Confirmation, HumanAction, PasskeyAssertion, PublicKeySpec, Receipt } from "../wasm/agent_governor.js";
+
+/** A human action before signing: `nonce` is filled with a fresh one when absent. */
+export type UnsignedHumanAction = Omit<HumanAction, "nonce"> & { nonce?: string };
+
+/** A fresh single-use nonce (16 random bytes, base64url). */
+export function newNonce(): string;
+
+/** Signs a receipt with the guard's Ed25519 key; returns it with `key_id` and `signature`. */
+export function signReceipt(receipt: Omit<Receipt, "key_id" | "signature">, key: Pick<ApproverKey, "keyId" | "privateKey">): Promise<Receipt>;
 
 /** An Ed25519 key only the approver holds. */
 export type ApproverKey = {
@@ -25,7 +34,7 @@ export function signConfirmation(
   confirmation: Confirmation,
   key: Pick<ApproverKey, "keyId" | "privateKey">,
 ): Promise<Confirmation>;
-export function signAction(action: HumanAction, key: Pick<ApproverKey, "keyId" | "privateKey">): Promise<HumanAction>;
+export function signAction(action: UnsignedHumanAction, key: Pick<ApproverKey, "keyId" | "privateKey">): Promise<HumanAction>;
 export function passkeyChallenge(confirmation: Confirmation, keyId: string): Uint8Array;
 export function passkeyActionChallenge(action: HumanAction, keyId: string): Uint8Array;
 export function passkeyAssertion(credential: PublicKeyCredential): PasskeyAssertion;
@@ -34,6 +43,6 @@ export function passkeyPublicKey(
   relyingParty: { rpId: string; origins: string[] },
 ): PublicKeySpec;
 export function approveWithPasskey(confirmation: Confirmation, passkey: PasskeyRef): Promise<Confirmation>;
-export function signActionWithPasskey(action: HumanAction, passkey: PasskeyRef): Promise<HumanAction>;
+export function signActionWithPasskey(action: UnsignedHumanAction, passkey: PasskeyRef): Promise<HumanAction>;
 export function base64url(bytes: ArrayBuffer | Uint8Array): string;
 export function fromBase64url(text: string): Uint8Array;

@@ -5,6 +5,7 @@
 import {
   actionChallenge,
   canonicalAction,
+  canonicalReceipt,
   canonicalConfirmation,
   confirmationChallenge,
 } from "../wasm/agent_governor.js";
@@ -142,13 +143,41 @@ export async function signConfirmation(confirmation, key) {
   return { ...rest, key_id: keyId, signature: hex(signature) };
 }
 
-/** Signs a human action (decline, cancel, reconcile) with an Ed25519 approver key. */
-export async function signAction(action, key) {
+/** A fresh single-use nonce: 16 random bytes, base64url (22 characters). */
+export function newNonce() {
+  return base64url(globalThis.crypto.getRandomValues(new Uint8Array(16)));
+}
+
+/** The action with a fresh nonce unless it already carries one. */
+function withNonce(action) {
+  return readValue("action", () => {
+    if (!isObject(action)) throw typedError("invalid_input", "action", "action must be a plain object");
+    return action.nonce === undefined || action.nonce === null ? { ...action, nonce: newNonce() } : { ...action };
+  });
+}
+
+/**
+ * Signs a human action (decline, cancel, reconcile, key changes) with an Ed25519 approver key. The action
+ * names the `version` of what it acts on (the guard shows it); a fresh `nonce` is added when it has none.
+ */
+export async function signAction(unsignedAction, key) {
   const { keyId, privateKey } = readSigningKey(key);
+  const action = withNonce(unsignedAction);
   const bytes = canonicalAction(action, keyId);
   const signature = await subtle().sign(ED25519, privateKey, bytes);
   const { assertion: _dropped, ...rest } = readValue("action", () => ({ ...action }));
   return { ...rest, key_id: keyId, signature: hex(signature) };
+}
+
+/**
+ * Signs a receipt with the guard's own Ed25519 key (WebCrypto): returns it with `key_id` and `signature`.
+ * Anyone with the guard's public key verifies a chain of them with `verifyReceipts`.
+ */
+export async function signReceipt(receipt, key) {
+  const { keyId, privateKey } = readSigningKey(key);
+  const unsigned = readValue("receipt", () => ({ ...receipt, key_id: keyId, signature: "" }));
+  const signature = await subtle().sign(ED25519, privateKey, canonicalReceipt(unsigned));
+  return { ...unsigned, signature: hex(signature) };
 }
 
 /** The passkey challenge (32 bytes) that binds `confirmation` for key `keyId`. */
@@ -236,9 +265,10 @@ export async function approveWithPasskey(confirmation, passkey) {
   return { ...rest, key_id: ref.keyId, signature: null, assertion };
 }
 
-/** Signs a human action with the person's passkey. */
-export async function signActionWithPasskey(action, passkey) {
+/** Signs a human action with the person's passkey (a fresh `nonce` is added when it has none). */
+export async function signActionWithPasskey(unsignedAction, passkey) {
   const ref = readPasskey(passkey);
+  const action = withNonce(unsignedAction);
   const challenge = actionChallenge(action, ref.keyId);
   const assertion = await getAssertion(challenge, ref);
   const { signature: _dropped, ...rest } = readValue("action", () => ({ ...action }));
