@@ -1,6 +1,13 @@
 //! Every signed human action is used once and only on the state it was made for; a consumed confirmation
 //! stays consumed when its record is deleted; a sealed record changed in the store is refused; a
 //! confirmation made for another guard is refused; timestamps are read one strict way; receipts chain.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod support;
 
@@ -97,10 +104,7 @@ fn a_replayed_reconcile_is_refused_and_never_reopens_an_approval() {
     // The approval is used again and left in flight; the old reconcile is posted again.
     leave_in_flight(&world, "c-1", now(&world) + 1_000);
     let replay = run(executor.take_action(&reconcile, None, None));
-    assert!(
-        matches!(phase(&replay), "action_replayed" | "stale_action"),
-        "{replay:?}"
-    );
+    assert_eq!(phase(&replay), "action_replayed", "{replay:?}");
     assert_eq!(
         world.store.confirmation("c-1").state(),
         ConfirmationState::InFlight,
@@ -390,4 +394,39 @@ fn a_receipt_chain_verifies_and_names_its_first_broken_link() {
         verify_receipts(&receipts, &other),
         ChainVerdict::Broken { index: 0, .. }
     ));
+}
+
+#[test]
+fn request_bodies_are_strict_and_shallow() {
+    use agent_governor::body_json::{BodyError, check_body};
+    assert_eq!(check_body(r#"{"a":[1,{"b":null}],"c":"x"}"#, 3), Ok(()));
+    assert_eq!(
+        check_body(r#"{"a":[1,{"b":null}]}"#, 2),
+        Err(BodyError::TooDeep { max_depth: 2 })
+    );
+    assert_eq!(
+        check_body(r#"{"evidence":{"closer":{"v":1,"v":2}}}"#, 32),
+        Err(BodyError::DuplicateKey {
+            path: "evidence.closer.v".into()
+        })
+    );
+    let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
+    assert_eq!(
+        check_body(&deep, 32),
+        Err(BodyError::TooDeep { max_depth: 32 })
+    );
+    let deeper = format!(
+        "{{\"evidence\":{}1{}}}",
+        "{\"a\":".repeat(100_000),
+        "}".repeat(100_000)
+    );
+    assert_eq!(
+        check_body(&deeper, 32),
+        Err(BodyError::TooDeep { max_depth: 32 })
+    );
+    assert!(matches!(
+        check_body("{} {}", 32),
+        Err(BodyError::Syntax { .. })
+    ));
+    assert!(matches!(check_body("", 32), Err(BodyError::Syntax { .. })));
 }

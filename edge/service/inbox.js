@@ -49,7 +49,7 @@ const ROUTE_METHODS = {
   "approvers/:id/keys": ["GET", "POST"],
   "approvers/:id/keys/:key": ["DELETE"],
   receipts: ["GET"],
-  "receipts/key": ["GET"],
+  "receipts/:id": ["GET"],
 };
 
 function isPlainObject(value) {
@@ -127,7 +127,9 @@ export class ApprovalInbox extends DurableObject {
       case "GET receipts":
         need("agent", "inbox", "admin");
         return json({ receipts: this.db.receipts(sinceParam(url), limitParam(url)), public_key: await this.receipts.publicKey() });
-      case "GET receipts/key":
+      case "GET receipts/:id":
+        // The guard's public key: anyone may read it, to verify receipts offline.
+        if (id !== "key") throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
         return json(await this.receipts.publicKey());
       case "GET approvers/:id/keys":
         need("agent", "inbox", "admin");
@@ -434,7 +436,7 @@ export class ApprovalInbox extends DurableObject {
     }
     if (known) {
       // Every outcome of an Apply on a known approval gets a signed receipt; an error leaves it unknown.
-      const outcome = result.outcome === "error" ? (result.state === "in_flight" ? "unknown" : "error") : result.outcome;
+      const outcome = result.outcome === "error" ? (result.confirmation_state === "in_flight" ? "unknown" : "error") : result.outcome;
       const receipt = await this.receipt(result.confirmation_id, outcome);
       if (receipt !== null) result.receipt = receipt;
     }

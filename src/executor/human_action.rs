@@ -192,14 +192,7 @@ pub fn check_human_action(
         ));
     }
     if action.version != current_version {
-        return Err(Rejection::new(
-            Phase::StaleAction,
-            format!(
-                "The action was made for version {:?} of {:?}, which is now at version {current_version:?}: \
-                 the state changed since it was signed. Read it again and decide again.",
-                action.version, action.approval_id
-            ),
-        ));
+        return Err(stale(action, current_version));
     }
     Ok(sign_count)
 }
@@ -230,4 +223,16 @@ impl From<Result<Option<u32>, Rejection>> for ActionVerdict {
             },
         }
     }
+}
+
+/// The rejection of an action made for another version of what it acts on.
+pub fn stale(action: &HumanAction, current_version: &str) -> Rejection {
+    Rejection::new(
+        Phase::StaleAction,
+        format!(
+            "The action was made for version {:?} of {:?}, which is now at version {current_version:?}: \
+             the state changed since it was signed. Read it again and decide again.",
+            action.version, action.approval_id
+        ),
+    )
 }

@@ -58,6 +58,27 @@ pub async fn record_consumed(
         .map(|_| ())
 }
 
+/// Whether the action's nonce was already used with its key.
+pub async fn was_used(store: &impl Store, action: &HumanAction) -> Result<bool, PortError> {
+    let key_id = action.key_id.as_deref().unwrap_or_default();
+    Ok(store
+        .get(&action_key(key_id, &action.nonce))
+        .await?
+        .is_some())
+}
+
+/// The rejection of an action whose nonce was already used.
+pub fn replayed(action: &HumanAction) -> Rejection {
+    Rejection::new(
+        Phase::ActionReplayed,
+        format!(
+            "This signed action (nonce {:?} of key {:?}) was already used; a signed action is used once.",
+            action.nonce,
+            action.key_id.as_deref().unwrap_or_default()
+        ),
+    )
+}
+
 /// Records the action's nonce for its key; a nonce already recorded is a replay.
 pub async fn record_action(
     store: &impl Store,
@@ -79,13 +100,7 @@ pub async fn record_action(
         .await
     {
         Ok(true) => Ok(()),
-        Ok(false) => Err(Ok(Rejection::new(
-            Phase::ActionReplayed,
-            format!(
-                "This signed action (nonce {:?} of key {key_id:?}) was already used; a signed action is used once.",
-                action.nonce
-            ),
-        ))),
+        Ok(false) => Err(Ok(replayed(action))),
         Err(error) => Err(Err(error)),
     }
 }

@@ -5,8 +5,9 @@
 
 use super::check::{Phase, Rejection};
 use super::confirmation::{Confirmation, ConfirmationState, store_key};
+use super::human_action::stale;
 use super::human_action::{HumanAction, HumanActionKind, check_human_action};
-use super::ledger::{record_action, record_consumed, was_consumed};
+use super::ledger::{record_action, record_consumed, replayed, was_consumed, was_used};
 use super::messages;
 use super::run::Executor;
 use super::state_version::state_version;
@@ -165,16 +166,25 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
                 ));
             }
         };
+        // Authentic and recent first (checked against its own version), then: used before, then stale.
         let sign_count = match check_human_action(
             action,
             &self.keys,
             now,
             self.options.clock_skew_ms,
-            &version,
+            &action.version,
         ) {
             Ok(sign_count) => sign_count,
             Err(rejection) => return ActionOutcome::refused(rejection),
         };
+        match was_used(&self.store, action).await {
+            Ok(false) => {}
+            Ok(true) => return ActionOutcome::refused(replayed(action)),
+            Err(error) => return ActionOutcome::failed(&StorageError::Port(error.message)),
+        }
+        if action.version != version {
+            return ActionOutcome::refused(stale(action, &version));
+        }
         if let (Some(count), Some(last)) = (sign_count, last_sign_count) {
             if !((last == 0 && count == 0) || count > last) {
                 return ActionOutcome::refused(Rejection::new(
