@@ -2,6 +2,7 @@
 // parameter position, every kind of JS value: a typed error (or a documented valid result), never a trap, a
 // bare TypeError or a coercion; and the instance still works.
 import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
 import { test } from "node:test";
 import * as fullApi from "agent-governor";
 import * as guardApi from "agent-governor/guard";
@@ -62,7 +63,8 @@ const governor = () => api.createGovernor({ llm: query(), store: new MemoryStore
 const waitAnswer = () => ({ decision: "wait", reply: null, action_type: null, summary: null, impact_scope: null, node_id: null, from: null, to: null, setting_key: null, setting_value: null, whitelist_add: null, whitelist_remove: null, reason: null });
 const logRecord = () => ({ event_summary: "s", cause: "c", impact_scope: "i" });
 const approverKey = await fullApi.generateApproverKey({ keyId: "alice-1" });
-const humanAction = () => ({ action: "decline", approval_id: "c-1", detail: "not now", at: new Date().toISOString(), key_id: null });
+const humanAction = () => ({ action: "decline", approval_id: "c-1", version: "v-1", nonce: "nonce-0123456789abcdef", detail: "not now", at: new Date().toISOString(), key_id: null });
+const receipt = () => ({ seq: 1, approval_id: "a-1", change_digest: "ab", approver: "alice/1", outcome: "applied", at: "2026-11-23T00:00:00.000Z", prev: null, key_id: "guard-1", signature: "" });
 const assertionParts = () => ({ authenticator_data: fullApi.base64url(new Uint8Array(37)), client_data_json: "e30", signature: "AA" });
 const registeredCredential = () => ({ response: { getPublicKey: () => new ArrayBuffer(91), getPublicKeyAlgorithm: () => -7 } });
 const assertedCredential = () => ({ response: { authenticatorData: new ArrayBuffer(37), clientDataJSON: new ArrayBuffer(2), signature: new ArrayBuffer(8) } });
@@ -86,8 +88,6 @@ const FUNCTIONS = {
   issueConfirmation: [p("draft", draft), p("signer", () => signer, { codes: ["invalid_input", "invalid_key"] }), p("now", () => Date.now(), { accepts: [...OPTIONAL, "number"] })],
   requestFor: [p("confirmation", confirmation)],
   saveConfirmation: [p("store", () => new MemoryStore(), PORT), p("confirmation", confirmation)],
-  cancelConfirmation: [p("store", () => new MemoryStore(), PORT), p("confirmationId", () => "c-1")],
-  reconcileConfirmation: [p("store", () => new MemoryStore(), PORT), p("confirmationId", () => "c-1"), p("applied", () => true, { accepts: ["boolean"] }), p("now", () => Date.now(), { accepts: [...OPTIONAL, "number"] })],
   applyDirectly: [p(null, () => ({ skill: skill() }), PORT), p("confirmation", confirmation)],
   decideCompletion: [p("output", closerAnswer), p("options", () => ({}), { accepts: OPTIONS })],
   // null (a refusal or a tool call) is not text: a typed invalid_input, never a verdict.
@@ -134,6 +134,17 @@ const FUNCTIONS = {
   // Node has no WebAuthn: with valid arguments the answer is a typed `unsupported`.
   approveWithPasskey: [p("confirmation", confirmation, { codes: ["invalid_input", "unsupported"] }), p("passkey", passkeyRef, { codes: ["invalid_input", "unsupported"] })],
   signActionWithPasskey: [p("action", humanAction, { codes: ["invalid_input", "unsupported"] }), p("passkey", passkeyRef, { codes: ["invalid_input", "unsupported"] })],
+  parseTime: [p("text", () => "2026-11-23T00:00:00.000Z")],
+  formatTime: [p("millis", () => 0, { accepts: ["number"] })],
+  stateVersion: [p("text", () => "{}")],
+  changeLines: [p("nodeId", () => "T-1"), p("change", () => ({ type: "status_change", from: "a", to: "b" }))],
+  changeDigest: [p("nodeId", () => "T-1"), p("change", () => ({ type: "status_change", from: "a", to: "b" }))],
+  readJson: [p("text", () => "{}"), p("maxDepth", () => 8, { accepts: [...OPTIONAL, "number"] })],
+  canonicalReceipt: [p("receipt", receipt)],
+  receiptDigest: [p("receipt", receipt)],
+  verifyReceipts: [p("chain", () => [receipt()], { accepts: ["array"] }), p("publicKey", () => approverKey.publicKey, { codes: ["invalid_input", "invalid_key"] })],
+  newNonce: [],
+  signReceipt: [p("receipt", receipt), p("key", () => approverKey, { codes: ["invalid_key", "invalid_input"] })],
   base64url: [p("bytes", () => new Uint8Array(3))],
   fromBase64url: [p("text", () => "AQID")],
   memoryLogStore: [p("options", () => ({}), { accepts: OPTIONS })],
@@ -152,7 +163,13 @@ const CLASSES = {
       executor.store = store;
       return executor;
     },
-    methods: { execute: [p("request", () => requestFor(confirmation()))], executeBatch: [p("requests", () => [requestFor(confirmation())], { accepts: ["array"] })] },
+    methods: {
+      execute: [p("request", () => requestFor(confirmation()))],
+      executeBatch: [p("requests", () => [requestFor(confirmation())], { accepts: ["array"] })],
+      save: [p("confirmation", confirmation)],
+      takeAction: [p("action", humanAction), p("options", () => ({ version: "v-1" }), { accepts: OPTIONS })],
+      confirmationVersion: [p("confirmationId", () => "c-1")],
+    },
     // The same Executor still applies a fresh approval exactly once.
     healthy: async (executor) => {
       const fresh = confirmation();
@@ -175,7 +192,7 @@ const CLASSES = {
         p("request", () => requestFor(confirmation())),
         p("options", () => ({ currentStatus: "todo" }), { accepts: OPTIONS }),
       ],
-      checkAction: [p("action", humanAction), p("options", () => ({}), { accepts: OPTIONS })],
+      checkAction: [p("action", humanAction), p("options", () => ({ version: "v-1" }))],
     },
   },
   MemoryStore: {
@@ -394,7 +411,7 @@ test("the number of cases run", () => {
   console.log(`[boundary] ${cases} (export, position, value) cases run`);
 });
 
-test("a string where a boolean is expected is refused, never coerced (reconcile after an unknown Apply)", async () => {
+test("a reconcile after an unknown Apply is a signed action: a wrong type anywhere is refused, never coerced", async () => {
   const store = new MemoryStore();
   const issued = confirmation();
   await saveConfirmation(store, issued);
@@ -403,13 +420,21 @@ test("a string where a boolean is expected is refused, never coerced (reconcile 
   const executor = new api.Executor({ store, skill: gateway, keys });
   const first = await executor.execute(requestFor(issued));
   assert.equal(first.confirmation_state, "in_flight");
-  for (const spelling of ["true", "false", 1, 0, null, undefined]) {
-    await assert.rejects(async () => api.reconcileConfirmation(store, issued.confirmation_id, spelling), (error) => error.code === "invalid_input" && error.path === "applied");
+  const unsigned = { action: "reconcile_applied", approval_id: issued.confirmation_id, version: await executor.confirmationVersion(issued.confirmation_id), nonce: "nonce-0123456789abcdef", detail: "", at: new Date().toISOString(), key_id: null };
+  const action = { ...unsigned, key_id: signer.keyId, signature: createHmac("sha256", signer.secret).update(api.canonicalAction(unsigned, signer.keyId)).digest("hex") };
+  for (const [field, spelling] of [["action", "reconcile applied"], ["version", 1], ["nonce", "short"], ["at", "2026-11-23_00:00:00Z"], ["detail", false]]) {
+    await assert.rejects(async () => executor.takeAction({ ...action, [field]: spelling }), (error) => error.code === "invalid_input" && error.path === `action.${field}`, field);
   }
+  for (const spelling of ["3", true, -1, 1.5]) {
+    await assert.rejects(async () => executor.takeAction(action, { lastSignCount: spelling }), (error) => error.code === "invalid_input" && error.path === "options.lastSignCount");
+  }
+  const unsignedOutcome = await executor.takeAction(unsigned);
+  assert.equal(unsignedOutcome.phase, "signature_invalid");
   const again = await executor.execute(requestFor(issued));
   assert.equal(again.rejection.phase, "in_flight", "still in flight after the refused reconciles");
-  const settled = await api.reconcileConfirmation(store, issued.confirmation_id, true);
-  assert.equal(settled.consumed, true);
+  const settled = await executor.takeAction(action);
+  assert.equal(settled.outcome, "taken");
+  assert.equal(settled.confirmation.consumed, true);
   assert.equal((await executor.execute(requestFor(issued))).rejection.phase, "already_consumed");
   assert.equal(applies, 1, "applied once");
 });

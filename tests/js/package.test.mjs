@@ -5,8 +5,9 @@ import { createRequire } from "node:module";
 import { test } from "node:test";
 import * as governor from "agent-governor";
 
-const { Executor, MemoryStore, applyDirectly, cancelConfirmation, checkConfirmation, issueConfirmation, reconcileConfirmation, requestFor, saveConfirmation } =
-  governor;
+import { createHmac, randomUUID } from "node:crypto";
+
+const { Executor, MemoryStore, applyDirectly, canonicalAction, checkConfirmation, issueConfirmation, requestFor, saveConfirmation } = governor;
 
 const signer = { keyId: "approver", secret: "0123456789abcdef0123456789abcdef-approval" };
 const keys = { [signer.keyId]: signer.secret };
@@ -33,6 +34,13 @@ function fakeSkill(answers = []) {
       return answer;
     },
   };
+}
+
+/** A human action signed with the HMAC key, made for the confirmation's current version. */
+async function signedAction(executor, action, confirmationId, detail = "") {
+  const unsigned = { action, approval_id: confirmationId, version: await executor.confirmationVersion(confirmationId), nonce: randomUUID(), detail, at: new Date().toISOString(), key_id: null };
+  const signature = createHmac("sha256", signer.secret).update(canonicalAction(unsigned, signer.keyId)).digest("hex");
+  return { ...unsigned, key_id: signer.keyId, signature };
 }
 
 async function approved(store) {
@@ -95,11 +103,17 @@ test("a cancelled confirmation is rejected, and saving an id twice is refused", 
   const executor = new Executor({ store, skill: fakeSkill(), keys });
   const confirmation = await approved(store);
   await assert.rejects(saveConfirmation(store, confirmation), { code: "already_exists" });
-  const cancelled = await cancelConfirmation(store, confirmation.confirmation_id);
-  assert.equal(cancelled.cancelled, true);
+  const cancel = await signedAction(executor, "cancel", confirmation.confirmation_id);
+  const cancelled = await executor.takeAction(cancel);
+  assert.equal(cancelled.outcome, "taken");
+  assert.equal(cancelled.confirmation.cancelled, true);
+  const replayed = await executor.takeAction(cancel);
+  assert.equal(replayed.outcome, "rejected");
+  assert.equal(replayed.phase, "action_replayed");
   const result = await executor.execute(requestFor(confirmation));
   assert.equal(result.rejection.phase, "cancelled");
-  await assert.rejects(cancelConfirmation(store, "missing"), { code: "not_found" });
+  const missing = await executor.takeAction({ ...(await signedAction(executor, "cancel", confirmation.confirmation_id)), approval_id: "missing" });
+  assert.equal(missing.phase, "not_found");
 });
 
 test("a forged confirmation is rejected signature_invalid before anything else", async () => {
@@ -172,9 +186,11 @@ test("an Apply with an unknown fate stays in_flight until a human reconciles it"
   assert.equal(first.confirmation_state, "in_flight");
   const blocked = await executor.execute(requestFor(confirmation));
   assert.equal(blocked.rejection.phase, "in_flight");
-  const settled = await reconcileConfirmation(store, confirmation.confirmation_id, false);
-  assert.equal(settled.in_flight_at, null);
-  await assert.rejects(reconcileConfirmation(store, confirmation.confirmation_id, true), { code: "not_in_flight" });
+  const settled = await executor.takeAction(await signedAction(executor, "reconcile_not_applied", confirmation.confirmation_id, "the node did not change"));
+  assert.equal(settled.outcome, "taken");
+  assert.equal(settled.confirmation.in_flight_at, null);
+  const late = await executor.takeAction(await signedAction(executor, "reconcile_applied", confirmation.confirmation_id));
+  assert.equal(late.phase, "not_in_flight");
   const working = fakeSkill();
   const retried = await new Executor({ store, skill: working, keys }).execute(requestFor(confirmation));
   assert.equal(retried.outcome, "applied", "a human's decision made it usable again");
