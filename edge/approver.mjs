@@ -3,13 +3,16 @@
 // guard's decision, cancel and reconcile endpoints take. Nothing here talks to the network: pipe the
 // output into curl.
 //
-//   node edge/approver.mjs keygen KEY_ID KEY_FILE          writes the private key, prints the public key body
+//   node edge/approver.mjs keygen APPROVER/KEY KEY_FILE   writes the private key, prints the public key body
 //   node edge/approver.mjs approve KEY_FILE APPROVAL_JSON [REASON]     prints { decision: "y", confirmation }
-//   node edge/approver.mjs decline KEY_FILE APPROVAL_ID [REASON]       prints { decision: "n", action }
-//   node edge/approver.mjs cancel KEY_FILE APPROVAL_ID [REASON]        prints { action }
-//   node edge/approver.mjs reconcile KEY_FILE APPROVAL_ID applied|not_applied [NOTE]   prints { action }
+//   node edge/approver.mjs decline KEY_FILE APPROVAL_JSON [REASON]     prints { decision: "n", action }
+//   node edge/approver.mjs cancel KEY_FILE APPROVAL_JSON [REASON]      prints { action }
+//   node edge/approver.mjs reconcile KEY_FILE APPROVAL_JSON applied|not_applied [NOTE]   prints { action }
 //
-// APPROVAL_JSON is a file holding the approval as GET /v1/approvals/{id} returns it (`-` reads stdin).
+// Key ids are namespaced by their approver: `alice/laptop`. APPROVAL_JSON is a file holding the approval as
+// GET /v1/approvals/{id} returns it (`-` reads stdin): a confirmation signs its `draft`, and every other action
+// names its `version` (an action made for an earlier version of the approval is refused as stale) and carries
+// a fresh nonce (it is used once).
 import { readFileSync, writeFileSync } from "node:fs";
 import { webcrypto } from "node:crypto";
 import { base64url, fromBase64url, generateApproverKey, signAction, signConfirmation } from "agent-governor/guard";
@@ -35,7 +38,8 @@ async function main([command, ...args]) {
   switch (command) {
     case "keygen": {
       const [keyId, file] = args;
-      if (!keyId || !file) usage("keygen needs KEY_ID and KEY_FILE");
+      if (!keyId || !file) usage("keygen needs APPROVER/KEY and KEY_FILE");
+      if (!/^[^/]+\/[^/]+$/.test(keyId)) usage("the key id is APPROVER/KEY, for example alice/laptop");
       const key = await generateApproverKey({ keyId, extractable: true });
       const pkcs8 = await webcrypto.subtle.exportKey("pkcs8", key.privateKey);
       writeFileSync(file, JSON.stringify({ key_id: keyId, private_key: base64url(pkcs8) }), { mode: 0o600 });
@@ -50,16 +54,21 @@ async function main([command, ...args]) {
     }
     case "decline":
     case "cancel": {
-      const [file, approvalId, reason = ""] = args;
-      if (!file || !approvalId) usage(`${command} needs KEY_FILE and APPROVAL_ID`);
-      const action = await signAction({ action: command, approval_id: approvalId, detail: reason, at: new Date().toISOString(), key_id: null }, await loadKey(file));
+      const [file, approvalFile, reason = ""] = args;
+      if (!file || !approvalFile) usage(`${command} needs KEY_FILE and APPROVAL_JSON`);
+      const approval = readJson(approvalFile);
+      const action = await signAction(
+        { action: command, approval_id: approval.approval_id, version: approval.version, detail: reason, at: new Date().toISOString(), key_id: null },
+        await loadKey(file),
+      );
       return command === "decline" ? { decision: "n", action } : { action };
     }
     case "reconcile": {
-      const [file, approvalId, outcome, note = ""] = args;
-      if (!file || !approvalId || !["applied", "not_applied"].includes(outcome)) usage("reconcile needs KEY_FILE, APPROVAL_ID and applied|not_applied");
+      const [file, approvalFile, outcome, note = ""] = args;
+      if (!file || !approvalFile || !["applied", "not_applied"].includes(outcome)) usage("reconcile needs KEY_FILE, APPROVAL_JSON and applied|not_applied");
+      const approval = readJson(approvalFile);
       const action = await signAction(
-        { action: `reconcile_${outcome}`, approval_id: approvalId, detail: note, at: new Date().toISOString(), key_id: null },
+        { action: `reconcile_${outcome}`, approval_id: approval.approval_id, version: approval.version, detail: note, at: new Date().toISOString(), key_id: null },
         await loadKey(file),
       );
       return { action };

@@ -47,8 +47,10 @@ test("the README's curl walk-through runs as written: registered, proposed, appr
       env: { ...process.env, GUARD: guard.url, AGENT_TOKEN: AGENT, INBOX_TOKEN: INBOX, ADMIN_TOKEN: ADMIN },
     });
     assert.equal(run.status, 0, `${run.stderr}\n${run.stdout}`);
-    const outcomes = [...run.stdout.matchAll(/"outcome":"(\w+)"/g)].map((match) => match[1]);
-    assert.deepEqual(outcomes.slice(0, 2), ["applied", "rejected"], "the two Applies (the audit trail repeats them)");
+    // An ExecutorResult names its outcome, then its node (its signed receipt repeats the outcome otherwise).
+    const outcomes = [...run.stdout.matchAll(/"outcome":"(\w+)","node_id"/g)].map((match) => match[1]);
+    assert.deepEqual(outcomes, ["applied", "rejected"], "the two Applies");
+    assert.match(run.stdout, /"receipt":\{"seq":1,/);
     assert.match(run.stdout, /"phase":"already_consumed"/);
     assert.match(run.stdout, /"state":"declined"/);
     assert.match(run.stdout, /"code":"invalid_input","message":"a y needs the signed `confirmation`","path":"confirmation"/);

@@ -132,6 +132,13 @@ export function guardVerdict(confirmation: Confirmation | null, request: Executo
 import {
   generateApproverKey as generateGuardApproverKey,
   signAction,
+  verifyReceipts,
+  changeLines,
+  parseTime,
+  formatTime,
+  readJson,
+  stateVersion,
+  type ChainVerdict,
   signConfirmation,
   passkeyChallenge,
   passkeyPublicKey,
@@ -147,8 +154,14 @@ export async function approveWithOwnKey(draft: Confirmation): Promise<Confirmati
   const verifier = new Guard({ keys: { [key.keyId]: spec } });
   const signed = await signConfirmation(draft, key);
   const verdict: CheckVerdict = verifier.check(signed, { confirmation_id: signed.confirmation_id, apply_request: { node_id: signed.node_id, confirm_status: signed.proposed_change.to, intent: signed.intent, reason: signed.reason } });
-  const decline: HumanAction = await signAction({ action: "decline", approval_id: signed.confirmation_id, detail: "no", at: new Date().toISOString(), key_id: null }, key);
-  const checked: ActionVerdict = verifier.checkAction(decline, { now: Date.now() });
+  const decline: HumanAction = await signAction({ action: "decline", approval_id: signed.confirmation_id, version: "v-1", detail: "no", at: new Date().toISOString(), key_id: null }, key);
+  const checked: ActionVerdict = verifier.checkAction(decline, { version: "v-1", now: Date.now() });
+  const nonce: string = decline.nonce;
+  const chain: ChainVerdict = verifyReceipts([], key.publicKey);
+  const lines: [string, string] = changeLines("T-1", { type: "status_change", from: "todo", to: "done" });
+  const instant: number = parseTime(formatTime(Date.now()));
+  const body: unknown = readJson("{}", 8);
+  void [nonce, chain, lines, instant, body, stateVersion("{}")];
   if (checked.verdict === "pass") {
     const count: number | null = checked.sign_count;
     void count;
