@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { webcrypto, createHash } from "node:crypto";
 import { startEdgeWorker } from "./helpers.mjs";
-import { base64url, confirmationChallenge, actionChallenge, generateApproverKey, signAction, signConfirmation } from "../../dist/guard/node.js";
+import { base64url, confirmationChallenge, actionChallenge, generateApproverKey, signAction, signConfirmation, verifyReceipts } from "../../dist/guard/node.js";
 
 export const AGENT = "agent-demo-token";
 export const INBOX = "inbox-demo-token";
@@ -24,12 +24,33 @@ export async function startGuardService(board, { persistTo = freshStateDir(), po
     ...guard,
     persistTo,
     client: client(guard.url),
-    /** Stops the runtime and deletes its Durable Object state. */
+    /** Stops the runtime and deletes its Durable Object state, once the inbox's receipt chain has verified. */
     async dispose() {
+      await verifyReceiptChain(guard.url);
       await guard.kill();
       rmSync(persistTo, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Every receipt the inbox signed, fetched page by page and verified offline with the guard's public key: a
+ * broken chain fails the test run that produced it. Resolves to the number of receipts.
+ */
+export async function verifyReceiptChain(base) {
+  const api = client(base);
+  const key = await api.get("/v1/receipts/key", null);
+  if (key.status !== 200) throw new Error(`the guard's receipt key: ${key.status} ${JSON.stringify(key.body)}`);
+  const chain = [];
+  for (;;) {
+    const page = await api.get(`/v1/receipts?since=${chain.length}&limit=500`, INBOX);
+    if (page.status !== 200) throw new Error(`receipts: ${page.status} ${JSON.stringify(page.body)}`);
+    chain.push(...page.body.receipts);
+    if (page.body.receipts.length < 500) break;
+  }
+  const verdict = verifyReceipts(chain, { type: key.body.type, public_key: key.body.public_key });
+  if (verdict.verdict !== "valid") throw new Error(`the receipt chain is broken: ${JSON.stringify(verdict)}`);
+  return chain.length;
 }
 
 export function client(base) {
