@@ -81,7 +81,7 @@ test("a device key registered on first run approves a live proposal with y on th
   await page.waitForFunction((id) => document.querySelector(`#history .approval[data-id="${id}"]`)?.dataset.state === "approved", approval.approval_id, { timeout: 10_000 });
   const decided = (await guard.client.get(`/v1/approvals/${approval.approval_id}`, AGENT)).body;
   assert.equal(decided.state, "approved");
-  assert.match(decided.decision.key_id, /^alice-device-/);
+  assert.match(decided.decision.key_id, /^alice\/device-/, "the key id is namespaced by its approver");
 
   const applied = await guard.client.post("/v1/apply", decided.executor_request, AGENT);
   assert.equal(applied.body.outcome, "applied");
