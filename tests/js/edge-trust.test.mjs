@@ -252,12 +252,14 @@ describe("approvals bound to their inbox, records sealed, consumed ids kept", ()
     const consumed = await approved();
     assert.equal((await api.post("/v1/apply", consumed.executor_request, AGENT)).body.outcome, "applied");
     const appliesBefore = board.appliesFor(consumed.approval_id);
+    const garbled = await approved();
 
-    // Whoever can write the store (not the guard) un-cancels one record and deletes the other.
+    // Whoever can write the store (not the guard) un-cancels one record, deletes another, garbles a third.
     await guard.kill();
     editInboxDatabase(guard.persistTo, [
       `UPDATE confirmations SET value = json_set(value, '$.cancelled', json('false')) WHERE key = 'confirmation/${cancelled.approval_id}'`,
       `DELETE FROM confirmations WHERE key = 'confirmation/${consumed.approval_id}'`,
+      `UPDATE confirmations SET value = '{"confirmed_at": ' WHERE key = 'confirmation/${garbled.approval_id}'`,
     ]);
     guard = await startGuardService(board, { persistTo: guard.persistTo });
     api = guard.client;
@@ -273,6 +275,16 @@ describe("approvals bound to their inbox, records sealed, consumed ids kept", ()
     assert.equal(resaved.body.outcome, "rejected");
     assert.equal(resaved.body.rejection.phase, "already_consumed");
     assert.equal(board.appliesFor(consumed.approval_id), appliesBefore);
+
+    // The record no view can render degrades that one view; the list still answers, flagged.
+    const list = await api.get("/v1/approvals?limit=500");
+    assert.equal(list.status, 200);
+    const flagged = list.body.approvals.find((item) => item.approval_id === garbled.approval_id);
+    assert.equal(flagged.state, "unreadable");
+    assert.equal(typeof flagged.error.message, "string");
+    assert.ok(list.body.approvals.filter((item) => item.state !== "unreadable").length > 5, "every other approval renders");
+    const garbledApply = await api.post("/v1/apply", garbled.executor_request, AGENT);
+    assert.notEqual(garbledApply.body.outcome, "applied");
   });
 });
 

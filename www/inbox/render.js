@@ -39,7 +39,17 @@ function evidence(approval, words) {
  * outcome and audit trail), both built by the caller.
  */
 export function approvalCard(approval, words, now, actions, after = []) {
+  // The guard could not render this one record: say so, show what it kept, and offer nothing to act on.
+  if (approval.state === "unreadable") {
+    return element(
+      "li",
+      { class: "approval", tabindex: "0", "data-id": approval.approval_id, "data-state": "unreadable" },
+      element("p", { class: "what", text: words.unreadable }),
+      element("p", { class: "impact muted" }, element("code", { text: `${approval.approval_id}: ${approval.error?.message ?? ""}` })),
+    );
+  }
   const { from, to } = approval.proposed_change;
+  const note = [approval.agent_note?.summary, approval.agent_note?.impact_scope].filter(Boolean).join(" · ");
   const age = now - Date.parse(approval.created_at);
   const left = Date.parse(approval.expires_at) - now;
   const titleId = `what-${approval.approval_id}`;
@@ -57,6 +67,8 @@ export function approvalCard(approval, words, now, actions, after = []) {
       element("dd", { text: approval.intent }),
       approval.agent_reason ? element("dt", { text: words.reason }) : null,
       approval.agent_reason ? element("dd", { text: approval.agent_reason }) : null,
+      note ? element("dt", { text: words.agentNote }) : null,
+      note ? element("dd", { class: "agent-note", text: note }) : null,
       element("dt", { text: words.age }),
       element("dd", { text: ["pending", "approved"].includes(approval.state) ? `${duration(age)} · ${words.expires} ${duration(left)}` : duration(age), "data-testid": "age" }),
       ...evidence(approval, words),
