@@ -33,8 +33,9 @@ export class ReceiptLog {
         pkcs8 = fromBase64url(stored);
       } else {
         const pair = await subtle.generateKey(ED25519, true, ["sign", "verify"]);
-        pkcs8 = new Uint8Array(await subtle.exportKey("pkcs8", pair.privateKey));
-        this.db.putSetting("receipt_signing_key", base64url(pkcs8));
+        this.db.putSetting("receipt_signing_key", base64url(new Uint8Array(await subtle.exportKey("pkcs8", pair.privateKey))));
+        // Whichever key was stored first is the inbox's key from now on.
+        pkcs8 = fromBase64url(this.db.setting("receipt_signing_key"));
       }
     }
     const privateKey = await subtle.importKey("pkcs8", pkcs8, ED25519, true, ["sign"]);

@@ -35,6 +35,14 @@ test("an audit sink that never settles cannot hold the result back; the late aud
   assert.ok(Date.now() - started < 5_000);
 });
 
+test("without auditTimeoutMs the wait is still bounded: a sink that never settles is given up on after 5 s", async () => {
+  const { store, confirmation } = await saved();
+  const executor = new Executor({ store, skill: countingSkill(), keys, audit: () => new Promise(() => {}) });
+  const result = await executor.execute(requestFor(confirmation));
+  assert.equal(result.outcome, "applied");
+  assert.match(result.audit_error, /did not settle within 5000 ms/);
+});
+
 test("a failing audit is reported and the outcome stands; a good one leaves audit_error null", async () => {
   const failing = await saved();
   const bad = new Executor({ store: failing.store, skill: countingSkill(), keys, audit: () => Promise.reject(new Error("disk full")) });
