@@ -208,7 +208,8 @@ describe("keys belong to their approver", () => {
 
     // Alice adds a second key herself, signing with her first.
     const second = await generateApproverKey({ keyId: "alice-2" });
-    const keys = (await api.get("/v1/approvers/alice/keys")).body;
+    // The approver needs no token to read her key set's version.
+    const keys = (await api.get("/v1/approvers/alice/keys", null)).body;
     const detail = `ed25519::${second.publicKey.public_key}`;
     const add = await signAction({ action: "add_key", approval_id: "alice/alice-2", version: keys.version, detail, at: new Date().toISOString(), key_id: null }, alice);
     const added = await api.post("/v1/approvers/alice/keys", { key_id: "alice-2", ...second.publicKey, action: add });
