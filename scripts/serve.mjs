@@ -108,7 +108,7 @@ async function enrollHere(guard, request, response) {
   }
 }
 
-/** The feed's WebSocket upgrade, piped to the guard with the inbox token in the query (a WebSocket has no other place). */
+/** The feed's WebSocket upgrade, piped to the guard with the inbox token in the Authorization header (never in a URL). */
 function relayFeed(guard, request, socket, head) {
   const url = new URL(request.url, "http://localhost");
   if (!guard || url.pathname !== "/v1/feed") return socket.destroy();
@@ -118,7 +118,7 @@ function relayFeed(guard, request, socket, head) {
       .filter(([name]) => !["host", "authorization"].includes(name))
       .map(([name, value]) => `${name}: ${value}`);
     upstream.write(
-      [`GET /v1/feed?access_token=${encodeURIComponent(guard.inboxToken)} HTTP/1.1`, `host: ${target.host}`, ...headers, "", ""].join("\r\n"),
+      [`GET /v1/feed HTTP/1.1`, `host: ${target.host}`, `authorization: Bearer ${guard.inboxToken}`, ...headers, "", ""].join("\r\n"),
     );
     if (head?.length) upstream.write(head);
     upstream.pipe(socket);

@@ -24,11 +24,14 @@ async function configured(env) {
   return configuredDigests;
 }
 
-/** The roles of the bearer token in the request (Authorization header, or `access_token` for a WebSocket). */
+/**
+ * The roles of the bearer token in the request's Authorization header, the only place a token is read: a
+ * token in a URL ends up in logs. (A browser's WebSocket cannot set headers: it opens the feed with a
+ * short-lived, single-use ticket from `POST /v1/feed-tickets` instead.)
+ */
 export async function rolesOf(request, env) {
-  const url = new URL(request.url);
   const header = request.headers.get("authorization") ?? "";
-  const presented = header.startsWith("Bearer ") ? header.slice(7).trim() : url.searchParams.get("access_token") ?? "";
+  const presented = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
   if (presented === "") return new Set();
   // Digests compared in constant time, so the comparison takes the same time whatever the lengths.
   const given = await digest(presented);

@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS reconfirms (approval_id TEXT PRIMARY KEY, facts TEXT 
 CREATE TABLE IF NOT EXISTS enrollments (code TEXT PRIMARY KEY, approver TEXT NOT NULL, expires_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS receipts (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS feed_tickets (ticket TEXT PRIMARY KEY, roles TEXT NOT NULL, expires_at INTEGER NOT NULL);
 `;
 
 export class Database {
@@ -183,6 +184,20 @@ export class Database {
     const row = this.rows("SELECT approver, expires_at FROM enrollments WHERE code = ?", code)[0];
     this.sql.exec("DELETE FROM enrollments WHERE code = ? OR expires_at < ?", code, now);
     return row !== undefined && row.expires_at >= now ? row.approver : null;
+  }
+
+  // ---- feed tickets (single use, short-lived) ----
+
+  insertTicket(ticket, roles, expiresAt, now) {
+    this.sql.exec("DELETE FROM feed_tickets WHERE expires_at < ?", now);
+    this.sql.exec("INSERT INTO feed_tickets (ticket, roles, expires_at) VALUES (?, ?, ?)", ticket, roles, expiresAt);
+  }
+
+  /** Uses a ticket: its roles when it exists and has not expired, null otherwise; it is gone either way. */
+  takeTicket(ticket, now) {
+    const row = this.rows("SELECT roles, expires_at FROM feed_tickets WHERE ticket = ?", ticket)[0];
+    this.sql.exec("DELETE FROM feed_tickets WHERE ticket = ? OR expires_at < ?", ticket, now);
+    return row !== undefined && row.expires_at >= now ? row.roles : null;
   }
 
   // ---- receipts and the inbox's own settings ----

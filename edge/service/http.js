@@ -6,8 +6,6 @@ import { readJson } from "agent-governor/guard";
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 /** The deepest JSON body accepted: proposals carry the Closer's and the Watcher's results as evidence. */
 export const MAX_BODY_DEPTH = 32;
-/** How much of an oversized body is read and dropped before the connection is cut. */
-const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** A failure the caller can act on: `status` is the HTTP status, `code` the stable machine-readable name. */
 export class HttpError extends Error {
@@ -38,12 +36,45 @@ export function errorResponse(error) {
 }
 
 /**
- * The whole body, read with a byte limit whether or not the client sent Content-Length. The worker reads
- * every body before it answers anything (even a 401): a client still sending when the answer comes would
- * see a reset rather than the answer.
+ * The whole body, read with a byte limit. A declared `Content-Length` over the limit is refused before a byte
+ * is read; a body without one (chunked) is kept up to the limit, and the rest is read and dropped (see
+ * `drain`): an oversized body never costs more memory than the limit, whoever sends it.
  */
 export async function readBody(request, maxBytes = DEFAULT_MAX_BODY_BYTES) {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) {
+    if (!/^\d{1,15}$/.test(declared)) throw new HttpError(400, "invalid_input", "Content-Length must be a whole number of bytes", "content-length");
+    if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  }
   return readLimited(request.body, maxBytes);
+}
+
+/** How much of an oversized streamed body is read and dropped, and for how long, before it is cut. */
+const DRAIN_LIMIT_BYTES = 100 * 1024 * 1024;
+const DRAIN_LIMIT_MS = 30_000;
+
+/** The longest path segment accepted, decoded (ids are UUIDs; approver names and key ids are short). */
+const MAX_SEGMENT_CHARS = 256;
+
+/**
+ * The path's segments, percent-decoded: malformed percent-encoding, an over-long segment, or a control
+ * character in one is a 400 `malformed_path` before anything else runs.
+ */
+export function pathSegments(pathname) {
+  return pathname
+    .split("/")
+    .filter(Boolean)
+    .map((segment) => {
+      let decoded;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        throw new HttpError(400, "malformed_path", `the path segment \`${segment.slice(0, 64)}\` is not valid percent-encoded UTF-8`);
+      }
+      if (decoded.length > MAX_SEGMENT_CHARS) throw new HttpError(400, "malformed_path", `a path segment is longer than ${MAX_SEGMENT_CHARS} characters`);
+      if (/[\p{Cc}\p{Cf}]/u.test(decoded)) throw new HttpError(400, "malformed_path", "a path segment holds a control or format character");
+      return decoded;
+    });
 }
 
 /** The (already size-limited) body as a JSON object; anything else is a typed 4xx. */
@@ -87,14 +118,7 @@ async function readLimited(stream, maxBytes) {
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      // Read the rest and drop it (up to a bound), so the client gets its 413 rather than a reset.
-      let drained = total;
-      while (drained <= DRAIN_LIMIT_BYTES) {
-        const next = await reader.read();
-        if (next.done) throw tooLarge(maxBytes);
-        drained += next.value.byteLength;
-      }
-      await reader.cancel();
+      await drain(reader, total);
       throw tooLarge(maxBytes);
     }
     chunks.push(value);
@@ -106,6 +130,23 @@ async function readLimited(stream, maxBytes) {
     offset += chunk.byteLength;
   }
   return bytes;
+}
+
+/**
+ * Reads and drops the rest of an oversized streamed body, keeping nothing. An upload abandoned mid-way
+ * unsettles the local runtime (`wrangler dev` restarts its worker and drops the requests in flight), and an
+ * answer given while the client still sends reaches it as a reset. Bounded: past DRAIN_LIMIT_BYTES (the
+ * largest body Cloudflare's edge lets through at all) or DRAIN_LIMIT_MS the stream is cut.
+ */
+async function drain(reader, alreadyRead) {
+  const deadline = Date.now() + DRAIN_LIMIT_MS;
+  let drained = alreadyRead;
+  while (drained <= DRAIN_LIMIT_BYTES && Date.now() < deadline) {
+    const next = await reader.read();
+    if (next.done) return;
+    drained += next.value.byteLength;
+  }
+  await reader.cancel().catch(() => {});
 }
 
 /** Refuses keys the endpoint does not document, naming the first one. */

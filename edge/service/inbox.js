@@ -4,7 +4,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { Executor, Guard, changeDigest, formatTime, passkeySignCount, requestFor, stateVersion } from "agent-governor/guard";
 import { Database } from "./database.js";
-import { HttpError, errorResponse, json, onlyKeys, readJsonObject, requireText } from "./http.js";
+import { HttpError, errorResponse, json, onlyKeys, pathSegments, readJsonObject, requireText } from "./http.js";
 import { APPROVAL_STATES, approvalView, readProposal, reconfirmation, unreadableView } from "./proposal.js";
 import { ReceiptLog } from "./receipts.js";
 import { readSkillUrls, upstreamSkill } from "./skills.js";
@@ -14,6 +14,8 @@ const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at"
 /** Approver names never contain the key-id separator `/` or control characters, nor start or end with a space. */
 const APPROVER_NAME = /^(?! )[^/\p{Cc}\p{Cf}]{1,64}(?<! )$/u;
 const ENROLLMENT_TTL_MS = 15 * 60 * 1000;
+/** How long a feed ticket may wait to be used (once). */
+const FEED_TICKET_TTL_MS = 60 * 1000;
 const MAX_LIST = 500;
 
 const PHASE_STATUS = {
@@ -44,6 +46,7 @@ const ROUTE_METHODS = {
   apply: ["POST"],
   audit: ["GET"],
   feed: ["GET"],
+  "feed-tickets": ["POST"],
   keys: ["GET"],
   enrollments: ["POST"],
   "approvers/:id/keys": ["GET", "POST"],
@@ -108,7 +111,7 @@ export class ApprovalInbox extends DurableObject {
         throw new HttpError(roles.size === 0 ? 401 : 403, roles.size === 0 ? "unauthorized" : "forbidden", `this needs a bearer token of: ${allowed.join(", ")}`);
       }
     };
-    const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+    const parts = pathSegments(url.pathname);
     const [v1, resource, id, sub, subId] = parts;
     const method = request.method;
     if (v1 !== "v1") throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
@@ -149,9 +152,14 @@ export class ApprovalInbox extends DurableObject {
       case "GET audit":
         need("inbox", "admin");
         return json({ records: this.db.audit(url.searchParams.get("approval_id"), limitParam(url)) });
-      case "GET feed":
+      case "POST feed-tickets":
         need("agent", "inbox", "admin");
-        return this.feed(request);
+        return this.issueTicket(roles);
+      case "GET feed":
+        // A bearer token in the Authorization header, or a ticket for a browser's WebSocket (no headers there).
+        if (roles.size === 0 && url.searchParams.has("ticket")) return this.feed(request, this.redeemTicket(url.searchParams.get("ticket")));
+        need("agent", "inbox", "admin");
+        return this.feed(request, roles);
       case "GET keys":
         need("agent", "inbox", "admin");
         return json({ keys: this.db.keys().map(publicKeyView) });
@@ -466,9 +474,27 @@ export class ApprovalInbox extends DurableObject {
 
   // ---- live feed (WebSocket hibernation: the object may sleep while sockets stay open) ----
 
-  feed(request) {
+  /** A ticket that opens the feed once, within a minute, with the caller's roles. */
+  issueTicket(roles) {
+    const ticket = `${crypto.randomUUID()}${crypto.randomUUID()}`.replace(/-/g, "");
+    const now = Date.now();
+    this.db.insertTicket(ticket, [...roles].join(","), now + FEED_TICKET_TTL_MS, now);
+    return json({ ticket, expires_at: formatTime(now + FEED_TICKET_TTL_MS) }, 201);
+  }
+
+  /** The roles a ticket carries; it is used up whatever happens next. Unknown, used or expired: 401. */
+  redeemTicket(ticket) {
+    const roles = ticket && ticket.length <= 128 ? this.db.takeTicket(ticket, Date.now()) : null;
+    if (roles === null) throw new HttpError(401, "invalid_ticket", "the feed ticket is unknown, used or expired: ask POST /v1/feed-tickets for another");
+    return new Set(roles.split(",").filter(Boolean));
+  }
+
+  feed(request, roles) {
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       throw new HttpError(426, "upgrade_required", "the feed is a WebSocket: send Upgrade: websocket");
+    }
+    if (![...roles].some((role) => ["agent", "inbox", "admin"].includes(role))) {
+      throw new HttpError(403, "forbidden", "this ticket does not open the feed");
     }
     const [client, server] = Object.values(new WebSocketPair());
     this.ctx.acceptWebSocket(server);

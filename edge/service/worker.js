@@ -6,7 +6,7 @@
 // that makes an Apply happen once, the list the inbox shows and its live feed are all consistent without
 // any cross-object protocol. An inbox is one team's queue of agent actions awaiting people; more traffic
 // than one object serves is split by running more inboxes (one per team or tenant).
-import { DEFAULT_MAX_BODY_BYTES, errorResponse, json, readBody } from "./http.js";
+import { DEFAULT_MAX_BODY_BYTES, errorResponse, json, pathSegments, readBody } from "./http.js";
 import { ApprovalInbox, ROLES_HEADER } from "./inbox.js";
 import { rolesOf } from "./auth.js";
 
@@ -20,12 +20,16 @@ const ROUTES = [
   "POST /v1/approvals/{id}/cancel",
   "POST /v1/approvals/{id}/reconcile",
   "POST /v1/apply",
-  "GET /v1/feed (WebSocket)",
+  "POST /v1/feed-tickets",
+  "GET /v1/feed?ticket= (WebSocket)",
   "GET /v1/audit?approval_id=&limit=",
   "GET /v1/keys",
   "POST /v1/enrollments",
   "POST /v1/approvers/{approver}/keys",
+  "GET /v1/approvers/{approver}/keys",
   "DELETE /v1/approvers/{approver}/keys/{key_id}",
+  "GET /v1/receipts?since=&limit=",
+  "GET /v1/receipts/key",
 ];
 
 export default {
@@ -35,6 +39,8 @@ export default {
       if (url.pathname === "/" && request.method === "GET") {
         return json({ service: "agent-governor edge guard", routes: ROUTES });
       }
+      // A malformed path is refused before a body is read or a token looked at.
+      pathSegments(url.pathname);
       const hasBody = request.method !== "GET" && request.method !== "HEAD";
       const body = hasBody ? await readBody(request, Number(env.MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES)) : null;
       const roles = await rolesOf(request, env);

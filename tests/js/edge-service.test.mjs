@@ -198,7 +198,10 @@ describe("the flow", () => {
   });
 
   test("the live feed (WebSocket) says hello with the recent approvals and pushes each change", async () => {
-    const socket = new WebSocket(`${guard.url.replace("http", "ws")}/v1/feed?access_token=${INBOX}`);
+    // A browser's WebSocket cannot send a header: it asks for a one-time ticket first.
+    const ticket = await api.post("/v1/feed-tickets", undefined, INBOX);
+    assert.equal(ticket.status, 201, JSON.stringify(ticket.body));
+    const socket = new WebSocket(`${guard.url.replace("http", "ws")}/v1/feed?ticket=${ticket.body.ticket}`);
     const messages = [];
     const arrived = (predicate) =>
       new Promise((resolve, reject) => {
