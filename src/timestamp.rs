@@ -50,6 +50,14 @@ pub fn parse_rfc3339(text: &str) -> Result<EpochMillis, String> {
             shown()
         ));
     }
+    // One spelling of UTC: RFC 3339 allows a lower-case `z`, but the guard's one strict form does not
+    // (as it does not allow a lower-case `t`), so every reader of the text sees the same characters.
+    if text.ends_with('z') {
+        return Err(format!(
+            "`{}` is not an RFC 3339 timestamp in its strict form: UTC is written `Z`",
+            shown()
+        ));
+    }
     // The parser below accepts any separator byte; it sees the canonical `T`.
     let mut canonical = String::with_capacity(text.len());
     canonical.push_str(text.get(..10).unwrap_or_default());

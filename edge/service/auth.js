@@ -31,7 +31,9 @@ async function configured(env) {
  */
 export async function rolesOf(request, env) {
   const header = request.headers.get("authorization") ?? "";
-  const presented = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
+  // The scheme name is case-insensitive (RFC 9110 11.1): `bearer`, `Bearer` and `BEARER` alike.
+  const scheme = /^bearer[ \t]+/i.exec(header);
+  const presented = scheme ? header.slice(scheme[0].length).trim() : "";
   if (presented === "") return new Set();
   // Digests compared in constant time, so the comparison takes the same time whatever the lengths.
   const given = await digest(presented);

@@ -180,6 +180,12 @@ export class Database {
   }
 
   /** Uses a one-time code: its approver when it exists and has not expired, null otherwise. */
+  /** Whether `code` is a live enrollment code for `approver` (nothing is used up). */
+  hasEnrollment(code, approver, now) {
+    const row = this.rows("SELECT approver, expires_at FROM enrollments WHERE code = ?", code)[0];
+    return row !== undefined && row.expires_at >= now && row.approver === approver;
+  }
+
   takeEnrollment(code, now) {
     const row = this.rows("SELECT approver, expires_at FROM enrollments WHERE code = ?", code)[0];
     this.sql.exec("DELETE FROM enrollments WHERE code = ? OR expires_at < ?", code, now);

@@ -13,6 +13,8 @@ export const ROLES_HEADER = "x-agent-governor-roles";
 const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at", "invalidated_at", "seal"];
 /** Approver names never contain the key-id separator `/` or control characters, nor start or end with a space. */
 const APPROVER_NAME = /^(?! )[^/\p{Cc}\p{Cf}]{1,64}(?<! )$/u;
+/** A key's name under its approver (`alice/<name>`): one path segment with no white space or invisible characters. */
+const KEY_NAME = /^[^/\s\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}]{1,64}$/u;
 const ENROLLMENT_TTL_MS = 15 * 60 * 1000;
 /** How long a feed ticket may wait to be used (once). */
 const FEED_TICKET_TTL_MS = 60 * 1000;
@@ -114,7 +116,8 @@ export class ApprovalInbox extends DurableObject {
     const parts = pathSegments(url.pathname);
     const [v1, resource, id, sub, subId] = parts;
     const method = request.method;
-    if (v1 !== "v1") throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
+    // No route has more than five segments: a longer path is no route at all, never a shorter one's.
+    if (v1 !== "v1" || parts.length > 5) throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
     const shape = [resource, id && ":id", sub, subId && ":key"].filter(Boolean).join("/");
     const route = `${method} ${shape}`;
     switch (route) {
@@ -157,7 +160,11 @@ export class ApprovalInbox extends DurableObject {
         return this.issueTicket(roles);
       case "GET feed":
         // A bearer token in the Authorization header, or a ticket for a browser's WebSocket (no headers there).
-        if (roles.size === 0 && url.searchParams.has("ticket")) return this.feed(request, this.redeemTicket(url.searchParams.get("ticket")));
+        // A request that cannot open the feed (no Upgrade) is refused before the ticket is used.
+        if (roles.size === 0 && url.searchParams.has("ticket")) {
+          requireUpgrade(request);
+          return this.feed(request, this.redeemTicket(url.searchParams.get("ticket")));
+        }
         need("agent", "inbox", "admin");
         return this.feed(request, roles);
       case "GET keys":
@@ -462,12 +469,21 @@ export class ApprovalInbox extends DurableObject {
       throw new HttpError(409, "not_invalidated", `approval \`${id}\` is ${view.state}; only one invalidated by a changed status can be reconfirmed`);
     }
     const to = requireText(body.to, "to", { max: 512 });
+    // One live replacement per invalidated approval: a second is refused while the first can still be used.
+    const earlier = this.db.audit(id, 1000).find((record) => record.event === "reconfirmed_by");
+    if (earlier !== undefined) {
+      const replacement = this.view(earlier.detail.approval_id);
+      if (!["declined", "cancelled", "expired", "invalidated"].includes(replacement.state)) {
+        throw new HttpError(409, "already_reconfirmed", `approval \`${id}\` was reconfirmed as \`${replacement.approval_id}\`, which is ${replacement.state}`);
+      }
+    }
     const previous = this.db.approval(id).proposal;
     const proposal = { ...reconfirmation(previous, view.reconfirm, to), reconfirms: id };
     const newId = crypto.randomUUID();
     const now = Date.now();
     this.db.insertApproval(newId, now, proposal);
     this.db.appendAudit(now, newId, "reconfirm_proposed", { reconfirms: id, proposed_change: proposal.proposed_change });
+    this.db.appendAudit(now, id, "reconfirmed_by", { approval_id: newId });
     this.publish(newId);
     return json(this.view(newId), 201);
   }
@@ -490,9 +506,7 @@ export class ApprovalInbox extends DurableObject {
   }
 
   feed(request, roles) {
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
-      throw new HttpError(426, "upgrade_required", "the feed is a WebSocket: send Upgrade: websocket");
-    }
+    requireUpgrade(request);
     if (![...roles].some((role) => ["agent", "inbox", "admin"].includes(role))) {
       throw new HttpError(403, "forbidden", "this ticket does not open the feed");
     }
@@ -556,7 +570,7 @@ export class ApprovalInbox extends DurableObject {
         by = body.action.key_id;
       } else if (body.enrollment_code !== undefined) {
         const code = requireText(body.enrollment_code, "enrollment_code", { max: 64 });
-        if (this.db.takeEnrollment(code, Date.now()) !== approver) {
+        if (!this.db.hasEnrollment(code, approver, Date.now())) {
           throw new HttpError(403, "forbidden", "the enrollment code is unknown, used, expired or for another approver", "enrollment_code");
         }
         by = "enrollment";
@@ -568,9 +582,12 @@ export class ApprovalInbox extends DurableObject {
     new Guard({ keys: { [keyId]: spec } }).free();
     const credentialId = body.type === "webauthn" ? requireText(body.credential_id, "credential_id", { max: 1024 }) : null;
     if (this.db.key(keyId) !== null) throw new HttpError(409, "conflict", `key \`${keyId}\` exists; key ids are never reused`, "key_id");
-    // The signed add_key is used (its nonce recorded, the key set's version checked) only once all else holds.
+    // The signed add_key or the enrollment code is used (its nonce recorded, the key set's version checked,
+    // the code spent) only once all else holds: a refused key leaves them unused.
     if (body.action !== undefined && !isAdmin) {
       await this.takeAction(keyId, body.action, ["add_key"], keySetVersion(approver, this.db.approverKeys(approver)));
+    } else if (by === "enrollment" && this.db.takeEnrollment(body.enrollment_code, Date.now()) !== approver) {
+      throw new HttpError(403, "forbidden", "the enrollment code is unknown, used, expired or for another approver", "enrollment_code");
     }
     const now = Date.now();
     this.db.insertKey({ keyId, approver, spec, credentialId, at: now });
@@ -628,14 +645,22 @@ function approverName(value, path) {
 function namespacedKeyId(approver, value) {
   const given = requireText(value, "key_id", { max: 128 });
   const slash = given.indexOf("/");
-  if (slash === -1) {
-    if (/[\s\p{Cc}]/u.test(given)) throw new HttpError(400, "invalid_input", "`key_id` must not contain spaces or control characters", "key_id");
-    return `${approver}/${given}`;
-  }
-  if (given.slice(0, slash) !== approver || given.indexOf("/", slash + 1) !== -1 || slash === given.length - 1) {
+  if (slash !== -1 && (given.slice(0, slash) !== approver || given.indexOf("/", slash + 1) !== -1 || slash === given.length - 1)) {
     throw new HttpError(403, "forbidden", `key ids are namespaced by their approver: a key of \`${approver}\` is \`${approver}/<name>\``, "key_id");
   }
-  return given;
+  const name = slash === -1 ? given : given.slice(slash + 1);
+  // Whatever a path can name: a key that no URL could name could never be revoked.
+  if (!KEY_NAME.test(name) || name === "." || name === "..") {
+    throw new HttpError(400, "invalid_input", "a key's name must be 1-64 characters without `/`, spaces, control, format or unassigned characters", "key_id");
+  }
+  return `${approver}/${name}`;
+}
+
+/** The feed is a WebSocket: anything else is a 426 before a ticket or a token is used. */
+function requireUpgrade(request) {
+  if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+    throw new HttpError(426, "upgrade_required", "the feed is a WebSocket: send Upgrade: websocket");
+  }
 }
 
 /** The version of an approver's key set: any key added or revoked changes it. */

@@ -140,14 +140,34 @@ pub fn receipt_digest_js(
     Ok(receipt_digest(&receipt))
 }
 
-/// Verifies a chain of receipts offline with the guard's public key (`{ type: "ed25519", public_key }`):
+/// Verifies a chain of receipts offline with the guard's public key (`{ type: "ed25519", public_key, key_id? }`,
+/// as `GET /v1/receipts/key` serves it; with `key_id`, every receipt must name it):
 /// every signature, the sequence, and each link to the one before. Names the first broken link.
 #[wasm_bindgen(js_name = verifyReceipts, unchecked_return_type = "ChainVerdict")]
 pub fn verify_receipts_js(
     #[wasm_bindgen(unchecked_param_type = "Receipt[]")] chain: JsValue,
     #[wasm_bindgen(unchecked_param_type = "PublicKeySpec")] public_key: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let spec: PublicKeySpec = from_js("publicKey", &public_key).map_err(invalid)?;
+    // The key as `GET /v1/receipts/key` serves it may carry its `key_id`: every receipt must then name it.
+    let mut fields: serde_json::Map<String, serde_json::Value> =
+        from_js("publicKey", &public_key).map_err(invalid)?;
+    let key_id = match fields.remove("key_id") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(id)) => Some(id),
+        Some(_) => {
+            return Err(invalid(InputError::invalid(
+                "publicKey.key_id",
+                "must be a string",
+            )));
+        }
+    };
+    let spec: PublicKeySpec =
+        crate::input::parse_json_value(serde_json::Value::Object(fields)).map_err(|error| {
+            invalid(InputError {
+                path: format!("publicKey.{}", error.path),
+                ..error
+            })
+        })?;
     let key = receipt_key(&spec).map_err(invalid)?;
     if !js_sys::Array::is_array(&chain) {
         return Err(invalid(InputError::invalid(
@@ -176,6 +196,24 @@ pub fn verify_receipts_js(
                 return Ok(to_js(&verdict));
             }
         }
+    }
+    let named_elsewhere = key_id.as_deref().and_then(|id| {
+        receipts
+            .iter()
+            .position(|receipt| receipt.key_id != id)
+            .map(|index| (index, id))
+    });
+    if let Some((index, id)) = named_elsewhere {
+        // Links before it are checked first: the first broken link is the one reported.
+        let before = receipts.get(..index).unwrap_or_default();
+        return Ok(to_js(&match verify_receipts(before, &key) {
+            ChainVerdict::Valid { .. } => ChainVerdict::Broken {
+                index,
+                seq: receipts.get(index).map(|receipt| receipt.seq),
+                reason: format!("receipt {index} names another key than `{id}`"),
+            },
+            broken => broken,
+        }));
     }
     Ok(to_js(&verify_receipts(&receipts, &key)))
 }

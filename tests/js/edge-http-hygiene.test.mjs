@@ -170,6 +170,9 @@ describe("credentials", () => {
         socket.on("unexpected-response", (_request, response) => resolve({ opened: false, status: response.statusCode }));
         socket.on("error", (error) => resolve({ opened: false, error: error.message }));
       });
+    // A plain GET cannot open the feed: it is refused before the ticket is used.
+    const plain = await raw(`/v1/feed?ticket=${issued.body.ticket}`, { method: "GET" });
+    assert.equal(plain.status, 426);
     assert.deepEqual(await open(issued.body.ticket), { opened: true, type: "hello" });
     assert.deepEqual(await open(issued.body.ticket), { opened: false, status: 401 }, "a ticket is used once");
     assert.deepEqual(await open("not-a-ticket"), { opened: false, status: 401 });

@@ -160,7 +160,8 @@ describe("the flow", () => {
     assert.equal(board.board.get(approval.node_id), "done");
     assert.equal(board.appliesFor(picked.body.approval_id), 1);
     const again = await api.post(`/v1/approvals/${approval.approval_id}/reconfirm`, { to: "done" }, INBOX);
-    assert.equal(again.status, 201, "each pick is a new approval; the old one stays invalidated");
+    assert.equal(again.status, 409, "its replacement was applied: the invalidated approval is settled");
+    assert.equal(again.body.code, "already_reconfirmed");
   });
 
   test("the signed change is compared field by field, whatever the order of its keys", async () => {

@@ -12,6 +12,7 @@ import { startTaskBoard } from "../../edge/task-board.mjs";
 import {
   ADMIN,
   AGENT,
+  INBOX,
   approve,
   draftOf,
   humanAction,
@@ -149,7 +150,7 @@ describe("single-use signed actions", () => {
 describe("times, bodies and what a person reads", () => {
   test("a confirmed_at with an odd separator is refused before anything is stored; every view still renders", async () => {
     const approval = await proposal();
-    for (const confirmedAt of ["2026-11-23_20:52:05.449Z", "2026-11-23t20:52:05Z", "2026-11-23T20:52:05", "2026-02-30T00:00:00Z"]) {
+    for (const confirmedAt of ["2026-11-23_20:52:05.449Z", "2026-11-23t20:52:05Z", "2026-11-23T20:52:05.449z", "2026-11-23T20:52:05", "2026-02-30T00:00:00Z"]) {
       // The package refuses to sign it.
       await assert.rejects(signConfirmation(draftOf(approval, { confirmed_at: confirmedAt }), alice), { code: "invalid_input" });
       // A signer of its own signs it anyway: the guard refuses it before storing anything.
@@ -231,6 +232,62 @@ describe("keys belong to their approver", () => {
     const revoked = await api.call("DELETE", "/v1/approvers/alice/keys/alice-2", { action: revoke }, null);
     assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
     assert.ok(revoked.body.revoked_at);
+  });
+});
+
+describe("keys a path can name, codes and replacements used once", () => {
+  test("a key name no URL can name is refused; a path with extra segments revokes nothing", async () => {
+    for (const keyId of ["alice/x\ny", "alice/tab\tx", "alice/bidi\u202eevil", "zw\u200bj", "alice/ spaced", "..", "alice/."]) {
+      const key = await generateApproverKey({ keyId: "k" });
+      const answer = await api.post("/v1/approvers/alice/keys", { key_id: keyId, ...key.publicKey }, ADMIN);
+      assert.equal(answer.status, 400, `${JSON.stringify(keyId)}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.path, "key_id");
+    }
+    const spare = await registerEd25519(api, "alice", "spare");
+    const extra = await api.call("DELETE", "/v1/approvers/alice/keys/spare/extra/more", undefined, ADMIN);
+    assert.equal(extra.status, 404);
+    const keys = (await api.get("/v1/approvers/alice/keys", null)).body.keys;
+    assert.equal(keys.find((key) => key.key_id === spare.keyId).revoked_at, null, "nothing was revoked");
+  });
+
+  test("a refused registration leaves the enrollment code unused", async () => {
+    const code = (await api.post("/v1/enrollments", { approver: "carol" }, ADMIN)).body.enrollment_code;
+    const bad = await api.post("/v1/approvers/carol/keys", { key_id: "c1", type: "ed25519", public_key: "AAAA", enrollment_code: code });
+    assert.equal(bad.status, 400, JSON.stringify(bad.body));
+    const key = await generateApproverKey({ keyId: "c1" });
+    const good = await api.post("/v1/approvers/carol/keys", { key_id: "c1", ...key.publicKey, enrollment_code: code });
+    assert.equal(good.status, 201, JSON.stringify(good.body));
+    const again = await api.post("/v1/approvers/carol/keys", { key_id: "c2", ...(await generateApproverKey({ keyId: "c2" })).publicKey, enrollment_code: code });
+    assert.equal(again.status, 403, "then it is used");
+  });
+
+  test("an invalidated approval has one live replacement at a time", async () => {
+    const approval = await approved();
+    board.board.set(approval.node_id, "in_review");
+    assert.equal((await api.post("/v1/apply", approval.executor_request, AGENT)).body.outcome, "reconfirm_required");
+    const first = await api.post(`/v1/approvals/${approval.approval_id}/reconfirm`, { to: "done" }, INBOX);
+    assert.equal(first.status, 201);
+    const second = await api.post(`/v1/approvals/${approval.approval_id}/reconfirm`, { to: "done" }, INBOX);
+    assert.equal(second.status, 409);
+    assert.equal(second.body.code, "already_reconfirmed");
+    // Once the first is declined, a person may pick again.
+    const decline = await humanActionFor(api, "decline", first.body.approval_id, alice, "not this one");
+    const declined = await api.post(`/v1/approvals/${first.body.approval_id}/decision`, { decision: "n", action: decline });
+    assert.equal(declined.status, 200, JSON.stringify(declined.body));
+    const third = await api.post(`/v1/approvals/${approval.approval_id}/reconfirm`, { to: "done" }, INBOX);
+    assert.equal(third.status, 201, JSON.stringify(third.body));
+  });
+
+  test("the bearer scheme is read in any case; the receipt key as served verifies the chain", async () => {
+    const lower = await api.call("GET", "/v1/approvals?limit=1", undefined, null, { headers: { authorization: `bearer ${INBOX}` } });
+    assert.equal(lower.status, 200);
+    const served = (await api.get("/v1/receipts/key", null)).body;
+    assert.equal(typeof served.key_id, "string");
+    const receipts = (await api.get("/v1/receipts?since=0&limit=500")).body.receipts;
+    assert.ok(receipts.length > 0);
+    assert.equal(verifyReceipts(receipts, served).verdict, "valid");
+    const other = verifyReceipts(receipts, { ...served, key_id: "guard-another" });
+    assert.deepEqual([other.verdict, other.index], ["broken", 0]);
   });
 });
 
