@@ -85,7 +85,16 @@ const unquotedKeys = (value) => compact(value).replace(/"([A-Za-z_][A-Za-z0-9_]*
 const pythonic = (value) => compact(value).replace(/\btrue\b/g, "True").replace(/\bfalse\b/g, "False").replace(/\bnull\b/g, "None");
 
 const cases = [];
-const add = (parser, name, input, expect) => cases.push({ id: `${parser}/${name}`, parser, input, expect });
+const add = (parser, name, input, expect, options) =>
+  cases.push({ id: `${parser}/${name}`, parser, input, expect, ...(options ? { options } : {}) });
+/** The answer with every string replaced by a placeholder naming its field: a format template. */
+const template = (value, key = "value") => {
+  if (typeof value === "string") return `<${key.replace(/_/g, "-")}>`;
+  if (Array.isArray(value)) return value.map((item) => template(item, key));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, template(v, k)]));
+  return value;
+};
+const QWEN_BUDGET_STOP = "Considering the limited time by the user, I have to give the solution based on the thinking directly now.";
 
 for (const [parser, spec] of Object.entries(parsers)) {
   for (const [variant, good, other] of [
@@ -105,7 +114,7 @@ for (const [parser, spec] of Object.entries(parsers)) {
     add(parser, name("thinking-draft"), `<thinking>\n${pretty(other)}\n</thinking>\n\n${pretty(good)}`, value);
     add(parser, name("reasoning-draft"), `<reasoning>maybe ${compact(other)}</reasoning>${compact(good)}`, value);
     add(parser, name("analysis-draft"), `<analysis>${compact(other)}</analysis>\n\`\`\`json\n${compact(good)}\n\`\`\``, value);
-    add(parser, name("unclosed-think-at-end"), `${compact(good)}\n<think>should it be ${compact(other)}`, value);
+    add(parser, name("unclosed-think-at-end"), `${compact(good)}\n<think>should it be ${compact(other)}`, { reject: "truncated" });
     add(parser, name("orphan-close-think"), `so maybe ${compact(other)} or not</think>\n${compact(good)}`, value);
     add(parser, name("harmony"), `<|channel|>analysis<|message|>draft ${compact(other)}<|end|><|start|>assistant<|channel|>final<|message|>${compact(good)}`, value);
     add(parser, name("lone-brace-in-reasoning"), `<think>The output must begin with {</think>${compact(good)}`, value);
@@ -128,8 +137,66 @@ for (const [parser, spec] of Object.entries(parsers)) {
     add(parser, name("double-encoded"), JSON.stringify(compact(good)), value);
     add(parser, name("response-wrapper"), compact({ response: good }), value);
     add(parser, name("type-name-wrapper"), compact({ [spec.wrapperName]: good }), value);
-    add(parser, name("openai-tool-call"), compact({ tool_calls: [{ id: "call_1", type: "function", function: { name: "answer", arguments: compact(good) } }] }), value);
-    add(parser, name("anthropic-tool-use"), compact({ content: [{ type: "text", text: "Here." }, { type: "tool_use", id: "t1", name: "answer", input: good }] }), value);
+    add(parser, name("openai-tool-call"), compact({ tool_calls: [{ id: "call_1", type: "function", function: { name: spec.wrapperName, arguments: compact(good) } }] }), value);
+    add(parser, name("anthropic-tool-use"), compact({ content: [{ type: "text", text: "Here." }, { type: "tool_use", id: "t1", name: spec.wrapperName, input: good }] }), value);
+    add(parser, name("openai-tool-call-other-tool"), compact({ tool_calls: [{ id: "call_1", type: "function", function: { name: "answer", arguments: compact(good) } }] }), { reject: "schema" });
+    add(parser, name("anthropic-tool-use-other-tool"), compact({ content: [{ type: "tool_use", id: "t1", name: "search", input: good }] }), { reject: "schema" });
+
+    // The final answer decides: a JSON draft is never read in place of a final answer that is not JSON.
+    add(parser, name("draft-then-prose-answer-tag"), `${compact(other)}\n<answer>No: the work is not finished, see the failing checks.</answer>`, { reject: "final_unreadable" });
+    add(parser, name("draft-then-yaml-answer-tag"), `${compact(other)}\n<answer>\nverdict: not finished\nreason: the checks fail\n</answer>`, { reject: "final_unreadable" });
+    add(parser, name("draft-then-final-answer-prose"), `Draft: ${compact(other)}\n\nFinal answer: the work is not finished.`, { reject: "final_unreadable" });
+    add(parser, name("draft-then-final-answer-heading-yaml"), `${pretty(other)}\n\n## Final answer\n\nverdict: no\n`, { reject: "final_unreadable" });
+    add(parser, name("draft-then-final-answer-json"), `${compact(other)}\n\nFinal answer:\n${compact(good)}`, value);
+    add(parser, name("result-tag-then-example"), `<result>${compact(good)}</result>\nFor example: ${compact(other)}`, value);
+    add(parser, name("final-answer-in-a-sentence"), `${compact(good)}\nThat is my final answer.`, value);
+
+    // Templates are never answers.
+    add(parser, name("template-only"), `Answer in this format:\n${pretty(template(good))}`, { reject: "template" });
+    add(parser, name("template-fenced"), `\`\`\`json\n${compact(template(good))}\n\`\`\``, { reject: "template" });
+    add(parser, name("template-then-answer-json"), `Format: ${compact(template(other))}\nAnswer: ${compact(good)}`, value);
+    add(parser, name("chat-template-echo"), `<|im_start|>system\nYou check work.<|im_end|>\n<|im_start|>user\nAnswer like ${compact(other)}<|im_end|>\n<|im_start|>assistant\n`, { reject: "no_json" });
+    add(parser, name("chat-template-echo-then-answer"), `<|im_start|>user\nFor example ${compact(other)}<|im_end|>\n<|im_start|>assistant\n${compact(good)}<|im_end|>`, value);
+    add(parser, name("llama3-echo-then-answer"), `<|start_header_id|>user<|end_header_id|>\n\nFor example ${compact(other)}<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n${compact(good)}<|eot_id|>`, value);
+    add(parser, name("gemma-echo-only"), `<start_of_turn>user\nReply like ${compact(other)}<end_of_turn>\n`, { reject: "no_json" });
+
+    // Reasoning is recognised by what the servers emit.
+    add(parser, name("harmony-stripped-no-final"), `analysisWe need to check the result. Draft: ${compact(other)}. Let's verify each item`, { reject: "truncated" });
+    add(parser, name("harmony-stripped-final"), `analysisDraft ${compact(other)} looks wrong.assistantcommentaryChecking.assistantfinal${compact(good)}`, value);
+    add(parser, name("harmony-cut-in-analysis"), `<|channel|>analysis<|message|>Draft ${compact(other)} so the answer`, { reject: "truncated" });
+    add(parser, name("harmony-final-prose"), `<|channel|>analysis<|message|>${compact(other)}<|end|><|start|>assistant<|channel|>final<|message|>It is not finished yet.<|return|>`, { reject: "final_unreadable" });
+    add(parser, name("harmony-commentary-draft"), `<|start|>assistant<|channel|>commentary<|message|>${compact(other)}<|end|><|start|>assistant<|channel|>final<|message|>${compact(good)}<|return|>`, value);
+    add(parser, name("r1-lone-close-then-prose"), `Okay, maybe ${compact(other)}.\n</think>\n\nThe work is not finished.`, { reject: "final_unreadable" });
+    add(parser, name("r1-open-in-prompt-cut"), `Okay, let me check each item. Maybe ${compact(other)} but`, { reject: "truncated" }, { startsInReasoning: true });
+    add(parser, name("r1-open-in-prompt-answered"), `Okay, maybe ${compact(other)}.\n</think>\n\n${compact(good)}`, value, { startsInReasoning: true });
+    add(parser, name("cut-at-token-limit-in-reasoning"), `Okay, let me check each item. Maybe ${compact(other)} but`, { reject: "truncated" }, { finishReason: "length" });
+    add(parser, name("cut-at-token-limit-complete-looking"), compact(good), { reject: "truncated" }, { finishReason: "length" });
+    add(parser, name("qwen3-budget-stop"), `<think>\nLet me see: ${compact(other)}\n${QWEN_BUDGET_STOP}\n</think>\n\n${compact(good)}`, value);
+    add(parser, name("qwen3-budget-stop-tags-stripped"), `Let me see: ${compact(other)}\n${QWEN_BUDGET_STOP}\n\n${compact(good)}`, value);
+    add(parser, name("think-never-closed"), `<think>Checking ${compact(other)}`, { reject: "truncated" });
+
+    // Display noise is not syntax.
+    add(parser, name("terminal-bold"), `\u001b[1m${compact(good)}\u001b[0m`, value);
+    add(parser, name("terminal-colours-pretty"), `\u001b[32m${pretty(good)}\u001b[39m\n`, value);
+    add(parser, name("terminal-colours-inside-brackets"), compact(good).replace(/:(true|false)/, ":\u001b[33m$1\u001b[0m"), value);
+    add(parser, name("osc-title-and-link"), `\u001b]0;agent\u0007\u001b]8;;https://example.com\u001b\\${compact(good)}\u001b]8;;\u001b\\`, value);
+    add(parser, name("zero-width-around"), `\ufeff\u200b${compact(good)}\u200d`, value);
+
+    // Tool-call wrappers name the answer tool, once, with one set of arguments.
+    add(parser, name("hermes-tool-call"), `<tool_call>\n{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}\n</tool_call>`, value);
+    add(parser, name("hermes-other-tool"), `<tool_call>\n{"name": "search", "arguments": ${compact(good)}}\n</tool_call>`, { reject: "schema" });
+    add(parser, name("hermes-two-answer-calls"), `<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}</tool_call>\n<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}</tool_call>`, { reject: "ambiguous" });
+    add(parser, name("hermes-answer-and-other-tool"), `<tool_call>{"name": "lookup", "arguments": {"q": "x"}}</tool_call>\n<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}</tool_call>`, value);
+    add(parser, name("hermes-arguments-and-parameters"), `<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good)}, "parameters": ${compact(other)}}</tool_call>`, { reject: "ambiguous" });
+    add(parser, name("hermes-draft-outside-call"), `${compact(other)}\n<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}</tool_call>`, value);
+    add(parser, name("mistral-tool-calls-array"), `[TOOL_CALLS][{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}]`, value);
+    add(parser, name("mistral-tool-calls-args"), `[TOOL_CALLS]${spec.wrapperName}[ARGS]${compact(good)}`, value);
+    add(parser, name("mistral-other-tool"), `[TOOL_CALLS]delete_file[ARGS]{"path": "/"}`, { reject: "schema" });
+    add(parser, name("mistral-two-calls-array"), `[TOOL_CALLS][{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}, {"name": "${spec.wrapperName}", "arguments": ${compact(other)}}]`, { reject: "ambiguous" });
+    add(parser, name("llama-python-tag"), `<|python_tag|>{"name": "${spec.wrapperName}", "parameters": ${compact(good)}}<|eom_id|>`, value);
+    add(parser, name("openai-style-escaped-arguments"), compact({ name: spec.wrapperName, arguments: compact(good) }), value);
+    add(parser, name("openai-style-other-name"), compact({ name: "run_shell", arguments: compact(good) }), { reject: "schema" });
+    add(parser, name("hermes-call-cut"), `<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good).slice(0, 40)}`, { reject: "truncated" });
     add(parser, name("extra-field"), compact({ ...good, note: "extra" }), value);
     add(parser, name("duplicate-key"), withRaw(good, `${JSON.stringify(Object.keys(good)[0])}: ${compact(Object.values(other)[0])}`), { reject: "duplicate_key" });
     add(parser, name("alias-key"), withRaw(good, `"${spec.alias}": ${compact(Object.values(other)[0])}`), { reject: "schema" });

@@ -54,8 +54,11 @@ fn a_draft_in_a_think_block_is_never_the_answer() {
 
 #[test]
 fn an_unclosed_reasoning_block_at_the_end_and_an_orphan_closing_tag_are_reasoning() {
+    // The model went back to thinking and was cut off: what it wrote before is not a final answer.
     let text = format!("{}\n<think>actually {}", answer(false), answer(true));
-    assert!(!closer(&text).unwrap().value.all_complete);
+    let error = closer(&text).unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::Truncated);
+    assert!(error.truncated);
     let text = format!("draft {} </think> {}", answer(true), answer(false));
     assert!(!closer(&text).unwrap().value.all_complete);
 }
@@ -280,6 +283,7 @@ fn a_host_can_refuse_repaired_answers() {
         &text,
         ParseOptions {
             allow_repairs: false,
+            ..ParseOptions::default()
         },
     )
     .unwrap_err();
@@ -288,7 +292,8 @@ fn a_host_can_refuse_repaired_answers() {
         parse_answer::<CloserStructuredOutput>(
             &answer(false),
             ParseOptions {
-                allow_repairs: false
+                allow_repairs: false,
+                ..ParseOptions::default()
             }
         )
         .is_ok()
@@ -306,12 +311,12 @@ fn wrappers_and_envelopes_are_taken_off_and_recorded() {
         (json!({ "response": inner }).to_string(), RepairKind::Wrapper),
         (json!({ "closer_output": inner }).to_string(), RepairKind::Wrapper),
         (
-            json!({ "tool_calls": [{ "type": "function", "function": { "name": "answer", "arguments": inner.to_string() } }] })
+            json!({ "tool_calls": [{ "type": "function", "function": { "name": "closer_output", "arguments": inner.to_string() } }] })
                 .to_string(),
             RepairKind::ToolCall,
         ),
         (
-            json!({ "content": [{ "type": "text", "text": "ok" }, { "type": "tool_use", "name": "answer", "input": inner }] })
+            json!({ "content": [{ "type": "text", "text": "ok" }, { "type": "tool_use", "name": "closer_output", "input": inner }] })
                 .to_string(),
             RepairKind::ToolCall,
         ),
@@ -330,6 +335,12 @@ fn wrappers_and_envelopes_are_taken_off_and_recorded() {
     assert!(
         closer(&two_calls.to_string()).is_err(),
         "two tool calls are not one answer"
+    );
+    let other_tool = json!({ "tool_calls": [
+        { "function": { "name": "delete_branch", "arguments": answer(false) } } ] });
+    assert!(
+        closer(&other_tool.to_string()).is_err(),
+        "a call of another tool is not the answer"
     );
 }
 

@@ -218,6 +218,7 @@ impl<L: PromptLoader> Closer<L> {
             self.logger.as_ref(),
             crate::llm::ParseOptions {
                 allow_repairs: self.options.allow_repairs,
+                ..crate::llm::ParseOptions::default()
             },
         )
         .await;

@@ -2,7 +2,7 @@
 //! error, then failing closed. Shared by every component that asks.
 
 use super::parse::{
-    ModelAnswer, ParseOptions, Parsed, StructuredError, StructuredErrorKind, parse_answer,
+    ModelAnswer, ParseOptions, Parsed, StructuredError, StructuredErrorKind, parse_answer_to,
     parse_answer_value,
 };
 use super::query::{QueryOptions, QueryReply};
@@ -33,7 +33,7 @@ pub async fn ask_structured<T: ModelAnswer>(
     loop {
         queries += 1;
         let outcome = match llm.query(&current, &options).await {
-            Ok(reply) => read_reply(reply, parse),
+            Ok(reply) => read_reply_to(reply, parse, Some(prompt)),
             Err(error) => Err(StructuredError::query(error.message)),
         };
         match outcome {
@@ -65,12 +65,41 @@ pub fn read_reply<T: ModelAnswer>(
     reply: QueryReply,
     parse: ParseOptions,
 ) -> Result<Parsed<T>, StructuredError> {
+    read_reply_to(reply, parse, None)
+}
+
+/// [`read_reply`] for an answer to `prompt` (whose own JSON examples are never read as the answer). The
+/// reply's facts decide with the text: `finish_reason: "length"` makes any answer truncated, a separate
+/// reasoning field is never read, and `startsInReasoning` says the text begins inside reasoning.
+pub fn read_reply_to<T: ModelAnswer>(
+    reply: QueryReply,
+    parse: ParseOptions,
+    prompt: Option<&str>,
+) -> Result<Parsed<T>, StructuredError> {
     if let Some(error) = reply.error {
         return Err(StructuredError::query(error));
     }
+    let finish = reply.finish_reason.as_deref().map(str::trim);
+    if finish.is_some_and(|reason| reason.eq_ignore_ascii_case("content_filter")) {
+        return Err(StructuredError::query(
+            "the endpoint withheld the answer (finish_reason `content_filter`)",
+        ));
+    }
+    let parse = ParseOptions {
+        cut_off: parse.cut_off
+            || finish.is_some_and(|reason| reason.eq_ignore_ascii_case("length")),
+        starts_in_reasoning: parse.starts_in_reasoning || reply.starts_in_reasoning == Some(true),
+        ..parse
+    };
     match (reply.structured_output, reply.text) {
         (Some(value), _) => parse_answer_value(value, parse),
-        (None, Some(text)) => parse_answer(&text, parse),
+        (None, Some(text)) => parse_answer_to(&text, parse, prompt),
+        (None, None) if reply.reasoning.is_some() => {
+            parse_answer_to("", parse, prompt).map_err(|error| StructuredError {
+                message: format!("{} (the reply holds only reasoning)", error.message),
+                ..error
+            })
+        }
         (None, None) => Err(StructuredError::query(
             "the query returned neither structuredOutput nor an error",
         )),
@@ -86,6 +115,12 @@ pub fn reask_prompt(prompt: &str, error: &StructuredError) -> String {
         }
         StructuredErrorKind::DuplicateKey => " Write each key once.",
         StructuredErrorKind::RepairsRefused => " Write strict JSON: double quotes, no comments.",
+        StructuredErrorKind::FinalUnreadable => {
+            " Your final answer must be the JSON object itself, not prose or another format."
+        }
+        StructuredErrorKind::Template => {
+            " Fill in real values: placeholders and the prompt's examples are not answers."
+        }
         _ if error.truncated => " It was cut off: keep it shorter.",
         _ => "",
     };

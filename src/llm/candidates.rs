@@ -1,13 +1,13 @@
 //! Every place in a model's text that may hold its JSON answer, in text order: fenced blocks, answer tags,
 //! and the maximal balanced `{...}` / `[...]` spans in the prose. A brace that never closes does not stop
 //! the search: the spans after it are still found. The whole text is the only candidate when it is a JSON
-//! string (an answer encoded twice). Candidates inside `<answer>`, `<json>`, `<output>` or after a "final
-//! answer" marker are marked preferred.
+//! string (an answer encoded twice). [`final_region`] finds the part of the text marked as the final answer
+//! (an answer tag, a "Final answer:" label), looking only at markers outside the candidates.
 //!
 //! One pass over the bytes with a stack of open brackets (strings inside brackets respected), so the work
 //! is linear in the text; a bounded number of rescans handles a lone bracket that swallowed the rest.
 
-use super::reasoning::find_ascii_ci;
+use super::text_search::find_ascii_ci;
 
 /// A span of the text that may hold the answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,18 +15,16 @@ pub struct Candidate<'a> {
     pub start: usize,
     pub end: usize,
     pub text: &'a str,
-    /// Inside an answer tag or after a "final answer" marker.
-    pub preferred: bool,
 }
 
-/// The candidates, and where a bracket opened after all of them never closes (a truncated answer).
+/// The candidates, and the brackets that open a JSON value and never close (a truncated answer), in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found<'a> {
     pub candidates: Vec<Candidate<'a>>,
-    pub truncated_at: Option<usize>,
+    pub unclosed: Vec<usize>,
 }
 
-const ANSWER_TAGS: [&str; 4] = ["answer", "json", "output", "final_answer"];
+const ANSWER_TAGS: [&str; 5] = ["answer", "json", "output", "final_answer", "result"];
 const FINAL_MARKER: &str = "final answer";
 /// How many times the scan restarts after a bracket that never closed.
 const MAX_RESCANS: usize = 8;
@@ -43,17 +41,10 @@ pub fn find_candidates(text: &str) -> Found<'_> {
                 start,
                 end: start + trimmed.len(),
                 text: trimmed,
-                preferred: false,
             }],
-            truncated_at: None,
+            unclosed: Vec::new(),
         };
     }
-    let preferred = preferred_regions(text);
-    let is_preferred = |start: usize| {
-        preferred
-            .iter()
-            .any(|(from, to)| start >= *from && start < *to)
-    };
     let mut spans = fenced_blocks(text);
     let (balanced, unclosed) = balanced_spans(text);
     spans.extend(balanced);
@@ -64,22 +55,22 @@ pub fn find_candidates(text: &str) -> Found<'_> {
         .filter_map(|(start, end)| {
             let body = text.get(start..end)?;
             let inner = body.trim();
-            (!inner.is_empty()).then(|| Candidate {
+            (!inner.is_empty()).then_some(Candidate {
                 start,
                 end,
                 text: inner,
-                preferred: is_preferred(start),
             })
         })
         .collect();
     // A bracket that opens a JSON value and never closes: whatever balanced spans lie inside it or after
     // it, the answer was cut off.
-    let truncated_at = unclosed
+    let unclosed = unclosed
         .into_iter()
-        .find(|&open| looks_like_json_start(text, open));
+        .filter(|&open| looks_like_json_start(text, open))
+        .collect();
     Found {
         candidates,
-        truncated_at,
+        unclosed,
     }
 }
 
@@ -94,29 +85,79 @@ fn looks_like_json_start(text: &str, open: usize) -> bool {
     })
 }
 
-/// Byte ranges inside answer tags, and after the last "final answer" marker.
-fn preferred_regions(text: &str) -> Vec<(usize, usize)> {
-    let mut regions = Vec::new();
+/// The part of the text marked as the final answer, and what marked it: the body of the last answer tag
+/// (`<answer>`, `<final_answer>`, `<result>`, `<output>`, `<json>`; to the end when left open), or the text
+/// after the last "Final answer" label (starting a line, followed by `:`, a dash or a line break), whichever
+/// comes later.
+/// Markers inside a candidate (a JSON string that mentions them) do not count.
+pub fn final_region(
+    text: &str,
+    candidates: &[Candidate<'_>],
+) -> Option<(usize, usize, &'static str)> {
+    let covered = covered_ranges(candidates);
+    let outside = |at: usize| {
+        let after = covered.partition_point(|&(start, _)| start <= at);
+        after == 0 || covered.get(after - 1).is_none_or(|&(_, end)| at >= end)
+    };
+    let mut best: Option<(usize, usize, &'static str)> = None;
     for tag in ANSWER_TAGS {
-        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        let open = format!("<{tag}>");
+        // The last opening tag outside the candidates; its closing tag is looked for once.
+        let mut last_open = None;
         let mut cursor = 0;
         while let Some(start) = find_ascii_ci(text, &open, cursor) {
-            let body = start + open.len();
-            let end = find_ascii_ci(text, &close, body).unwrap_or(text.len());
-            regions.push((body, end));
-            cursor = end;
+            cursor = start + open.len();
+            if outside(start) {
+                last_open = Some(cursor);
+            }
+        }
+        let Some(body) = last_open else {
+            continue;
+        };
+        let end = find_ascii_ci(text, &format!("</{tag}>"), body).unwrap_or(text.len());
+        if best.is_none_or(|(from, _, _)| body > from) {
+            best = Some((body, end, "an answer tag"));
         }
     }
-    let mut last_marker = None;
     let mut cursor = 0;
     while let Some(found) = find_ascii_ci(text, FINAL_MARKER, cursor) {
-        last_marker = Some(found);
-        cursor = found + FINAL_MARKER.len();
+        let after = found + FINAL_MARKER.len();
+        cursor = after;
+        if !outside(found) {
+            continue;
+        }
+        let line_start = text
+            .get(..found)
+            .and_then(|before| before.rfind('\n').map(|newline| newline + 1))
+            .unwrap_or(0);
+        let starts_line = text.get(line_start..found).is_some_and(|lead| {
+            lead.chars()
+                .all(|c| matches!(c, '#' | '*' | '>' | '_' | '-' | ' ' | '\t'))
+        });
+        let rest = text.get(after..).unwrap_or_default();
+        let label = rest.trim_start_matches(['*', '_', ' ', '\t', ')']);
+        let is_label = label.starts_with([':', '\n', '\r', '-', '：'])
+            || label.starts_with('—')
+            || label.is_empty();
+        if starts_line && is_label && best.is_none_or(|(from, _, _)| after > from) {
+            best = Some((after, text.len(), "a final-answer label"));
+        }
     }
-    if let Some(marker) = last_marker {
-        regions.push((marker, text.len()));
+    best
+}
+
+/// The candidates' spans merged into sorted, disjoint ranges (fenced blocks may hold balanced spans).
+fn covered_ranges(candidates: &[Candidate<'_>]) -> Vec<(usize, usize)> {
+    let mut spans: Vec<(usize, usize)> = candidates.iter().map(|c| (c.start, c.end)).collect();
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for (start, end) in spans {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
     }
-    regions
+    merged
 }
 
 /// Contents of ``` fences (with or without a language tag), as byte ranges.

@@ -3,6 +3,7 @@
 
 pub mod ask;
 pub mod candidates;
+pub mod noise;
 pub mod openai;
 pub mod parse;
 pub mod query;
@@ -10,6 +11,9 @@ pub mod reasoning;
 pub mod repair;
 pub mod schema;
 pub mod shape;
+pub mod template;
+pub mod text_search;
+pub mod tool_calls;
 /// Strict JSON (duplicate keys refused), shared with the guard.
 pub use crate::strict_json;
 pub mod unwrap;
@@ -17,7 +21,7 @@ pub mod unwrap;
 pub use ask::{Asked, ask_structured};
 pub use parse::{
     ModelAnswer, ParseOptions, Parsed, StructuredError, StructuredErrorKind, parse_answer,
-    parse_answer_value, parse_structured,
+    parse_answer_to, parse_answer_value, parse_structured,
 };
 pub use query::{QueryOptions, QueryReply};
 pub use repair::{Repair, RepairKind};

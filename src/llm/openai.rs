@@ -33,6 +33,11 @@ pub struct ClientConfig {
     #[serde(default)]
     #[tsify(optional)]
     pub temperature: f64,
+    /// The model's chat template opens a reasoning block in the prompt (DeepSeek-R1 and its distillations):
+    /// text before the first `</think>` is reasoning; an answer without one ended inside it.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub starts_in_reasoning: bool,
 }
 
 fn default_timeout() -> u32 {
@@ -114,8 +119,8 @@ pub fn chat_request_body(config: &ClientConfig, prompt: &str, options: &QueryOpt
     })
 }
 
-/// Reads an HTTP answer: the assistant's content, or a typed error.
-pub fn read_chat_response(status: u16, body: &str) -> Result<String, ClientError> {
+/// Reads an HTTP answer: the assistant's content with its finish reason and reasoning, or a typed error.
+pub fn read_chat_response(status: u16, body: &str) -> Result<ChatAnswer, ClientError> {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     if !(200..300).contains(&status) {
         let detail = parsed
@@ -158,33 +163,59 @@ pub fn read_chat_response(status: u16, body: &str) -> Result<String, ClientError
             format!("the model refused: {refusal}"),
         ));
     }
-    message
-        .get("content")
+    let reasoning = ["reasoning_content", "reasoning"]
+        .iter()
+        .find_map(|key| message.get(*key).and_then(Value::as_str))
+        .filter(|text| !text.is_empty())
+        .map(str::to_owned);
+    let finish_reason = value
+        .pointer("/choices/0/finish_reason")
         .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| {
-            ClientError::new(
+        .map(str::to_owned);
+    let content = match message.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        // A model cut off (or answering) in its reasoning field has no content: the parse says so.
+        None | Some(Value::Null) if reasoning.is_some() || finish_reason.is_some() => String::new(),
+        _ => {
+            return Err(ClientError::new(
                 ClientErrorKind::InvalidResponse,
                 "choices[0].message.content is not text",
-            )
-        })
+            ));
+        }
+    };
+    Ok(ChatAnswer {
+        content,
+        finish_reason,
+        reasoning,
+    })
+}
+
+/// What a Chat Completions answer holds for the parser: the content, why the generation stopped, and the
+/// server's separate reasoning field (never read as the answer).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ChatAnswer {
+    pub content: String,
+    pub finish_reason: Option<String>,
+    pub reasoning: Option<String>,
 }
 
 /// The seed's QueryFn answer for model content: structured output when the content is strict JSON, and
 /// the raw text always (so the caller's parse reports exactly what is wrong).
-pub fn reply_from_content(content: String) -> QueryReply {
+pub fn reply_from_content(answer: ChatAnswer, starts_in_reasoning: bool) -> QueryReply {
     // Structured only when the whole content is one strict JSON value; anything else is left to the
     // caller's parse, which strips reasoning, weighs every candidate and lists repairs.
-    match parse_strict(content.trim()) {
-        Ok(value) => QueryReply {
-            structured_output: Some(value),
-            text: Some(content),
-            ..QueryReply::default()
-        },
-        Err(_) => QueryReply {
-            text: Some(content),
-            ..QueryReply::default()
-        },
+    let structured_output = if starts_in_reasoning {
+        None
+    } else {
+        parse_strict(answer.content.trim()).ok()
+    };
+    QueryReply {
+        structured_output,
+        text: Some(answer.content),
+        finish_reason: answer.finish_reason,
+        reasoning: answer.reasoning,
+        starts_in_reasoning: starts_in_reasoning.then_some(true),
+        ..QueryReply::default()
     }
 }
 

@@ -1,21 +1,34 @@
-//! A model's answer, typed: reasoning stripped, every candidate considered, strict values, repairs listed,
-//! ambiguity refused. The error says what went wrong and where.
+//! A model's answer, typed: display noise removed, reasoning set aside, the final answer found, every
+//! candidate considered, strict values, repairs listed, templates and ambiguity refused. The error says what
+//! went wrong and where.
 //!
-//! Selection, after the text's reasoning sections are removed:
-//! 1. a bracket opened after every candidate and never closed: `truncated`, even if a draft before it
-//!    was complete;
-//! 2. the last candidate that looks like the answer (it has one of the answer's fields) decides when it
+//! Selection:
+//! 1. terminal escapes and zero-width characters outside strings are removed (listed as repairs);
+//! 2. reasoning is set aside ([`super::reasoning`]); output that ends inside reasoning is `truncated`;
+//! 3. a tool-call wrapper in the text is read only as a call of the answer tool ([`super::tool_calls`]);
+//! 4. when the text marks a final answer (an answer tag, a "Final answer:" label, a Harmony final channel,
+//!    the text after a closing reasoning marker), only that final part is read: when it holds no readable
+//!    answer the parse refuses (`final_unreadable`), and nothing before it is read in its place;
+//! 5. a bracket opened after every candidate and never closed: `truncated`, even if a draft before it was
+//!    complete;
+//! 6. templates (placeholder values, an echo of the prompt's own JSON) are not candidates; only templates:
+//!    `template`;
+//! 7. the last candidate that looks like the answer (it has one of the answer's fields) decides when it
 //!    is broken (duplicate key, alias, wrong type, out of range): a broken final answer is never replaced
 //!    by an earlier draft;
-//! 3. candidates in an answer tag or after a "final answer" marker are preferred to the rest;
-//! 4. when two or more usable candidates disagree on any value: `ambiguous`, listing them.
+//! 8. when two or more usable candidates disagree on any value: `ambiguous`, listing them;
+//! 9. when the endpoint says it stopped at its token limit (`finish_reason: "length"`), every answer is
+//!    `truncated`, however complete it looks.
 
-use super::candidates::{Candidate, find_candidates};
-use super::reasoning::strip_reasoning;
-use super::repair::{Repair, repair};
+use super::candidates::{Candidate, final_region, find_candidates};
+use super::noise::strip_display_noise;
+use super::reasoning::visible_answer;
+use super::repair::{Repair, RepairKind, repair};
 use super::schema::OutputSchema;
 use super::shape::{ShapeError, conform, folded as fold, top_level_fields};
 use super::strict_json::{StrictError, parse_strict};
+use super::template::{PromptValues, echoes_prompt, placeholder_in};
+use super::tool_calls::answer_from_tool_calls;
 use super::unwrap::unwrap_answer;
 use crate::input::{InputError, parse_json_value};
 use serde::de::DeserializeOwned;
@@ -61,6 +74,11 @@ pub enum StructuredErrorKind {
     DuplicateKey,
     /// The answer needed repairs and the host refuses repaired answers (`allowRepairs: false`).
     RepairsRefused,
+    /// The text marks a final answer (an answer tag, a "Final answer:" label, a final channel, the text
+    /// after its reasoning) and that final part holds no readable answer.
+    FinalUnreadable,
+    /// The only JSON in the text is a template: placeholder values, or the prompt's own example.
+    Template,
 }
 
 /// A model answer that could not be used.
@@ -135,17 +153,24 @@ fn clip(raw: &str) -> String {
     raw.get(..end).unwrap_or_default().to_owned()
 }
 
-/// What the host accepts.
+/// What the host accepts, and what it knows about the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParseOptions {
     /// Accept an answer that needed repairs or unwrapping (default true); when false it is refused.
     pub allow_repairs: bool,
+    /// The model's chat template opens a reasoning block in the prompt (DeepSeek-R1 and its distillations):
+    /// the text before the first closing marker is reasoning, and a text without one ended inside it.
+    pub starts_in_reasoning: bool,
+    /// The endpoint stopped the generation at its token limit (`finish_reason: "length"`).
+    pub cut_off: bool,
 }
 
 impl Default for ParseOptions {
     fn default() -> Self {
         Self {
             allow_repairs: allow_repairs_by_default(),
+            starts_in_reasoning: false,
+            cut_off: false,
         }
     }
 }
@@ -170,6 +195,8 @@ enum Outcome<T> {
     /// JSON of the wrong shape; `answer_like` when it has one of the answer's fields.
     Broken(StructuredError, bool),
     NotJson(String),
+    /// A template: why.
+    Template(String),
 }
 
 /// Extracts and parses `T` from model text, with the default options.
@@ -182,6 +209,54 @@ pub fn parse_answer<T: ModelAnswer>(
     text: &str,
     options: ParseOptions,
 ) -> Result<Parsed<T>, StructuredError> {
+    parse_answer_to::<T>(text, options, None)
+}
+
+/// Extracts and parses `T` from model text written in answer to `prompt`: a JSON value the prompt itself
+/// holds (its format example) is a template, never an answer.
+pub fn parse_answer_to<T: ModelAnswer>(
+    text: &str,
+    options: ParseOptions,
+    prompt: Option<&str>,
+) -> Result<Parsed<T>, StructuredError> {
+    let result = parse_text::<T>(text, options, prompt);
+    if options.cut_off {
+        return cut_off(result, text);
+    }
+    result
+}
+
+/// An answer the endpoint cut at its token limit is never used, however complete it looks.
+fn cut_off<T>(
+    result: Result<Parsed<T>, StructuredError>,
+    text: &str,
+) -> Result<Parsed<T>, StructuredError> {
+    match result {
+        Ok(_) => Err(StructuredError::new(
+            StructuredErrorKind::Truncated,
+            "the endpoint stopped the generation at its token limit (finish_reason `length`): the answer \
+             may be cut off",
+            text,
+        )),
+        Err(mut error) => {
+            error.truncated = true;
+            if error.kind == StructuredErrorKind::NoJson {
+                error.kind = StructuredErrorKind::Truncated;
+            }
+            error.message = format!(
+                "{} (the endpoint stopped the generation at its token limit)",
+                error.message
+            );
+            Err(error)
+        }
+    }
+}
+
+fn parse_text<T: ModelAnswer>(
+    text: &str,
+    options: ParseOptions,
+    prompt: Option<&str>,
+) -> Result<Parsed<T>, StructuredError> {
     if text.len() > MAX_ANSWER_BYTES {
         return Err(StructuredError::new(
             StructuredErrorKind::NoJson,
@@ -193,16 +268,55 @@ pub fn parse_answer<T: ModelAnswer>(
         ));
     }
     let schema = T::answer_schema();
-    let stripped = strip_reasoning(text);
-    if stripped.trim().is_empty() {
+    let (cleaned, noise) = match strip_display_noise(text) {
+        Some((cleaned, repairs)) => (std::borrow::Cow::Owned(cleaned), repairs),
+        None => (std::borrow::Cow::Borrowed(text), Vec::new()),
+    };
+    let visible = visible_answer(&cleaned, options.starts_in_reasoning);
+    if visible.ends_in_reasoning {
+        return Err(StructuredError::new(
+            StructuredErrorKind::Truncated,
+            "the output ends inside a reasoning section: the model was cut off before it answered",
+            text,
+        ));
+    }
+    if visible.text.trim().is_empty() {
         return Err(StructuredError::new(
             StructuredErrorKind::NoJson,
             "the answer is empty (or only reasoning)",
             text,
         ));
     }
-    let found = find_candidates(&stripped);
-    if let Some(at) = found.truncated_at {
+    let prompt_values = prompt.map(json_values_in).unwrap_or_default();
+    if let Some(call) = answer_from_tool_calls(&visible.text, &schema.name) {
+        let value =
+            call.map_err(|refusal| StructuredError::new(refusal.kind, refusal.message, text))?;
+        let mut repairs = noise;
+        repairs.push(Repair {
+            kind: RepairKind::ToolCall,
+            offset: 0,
+        });
+        return match typed::<T>(value, schema, 0, repairs, text, &prompt_values) {
+            Outcome::Usable(parsed, _) => refuse_repairs(parsed, options, text),
+            Outcome::Broken(error, _) => Err(error),
+            Outcome::NotJson(message) | Outcome::Template(message) => Err(StructuredError::new(
+                StructuredErrorKind::Template,
+                message,
+                text,
+            )),
+        };
+    }
+    let found = find_candidates(&visible.text);
+    let region = final_region(&visible.text, &found.candidates);
+    let marker = region.map(|(_, _, marker)| marker).or(visible.final_marker);
+    let within =
+        |start: usize, end: usize| region.is_none_or(|(from, to, _)| start >= from && end <= to);
+    if let Some(at) = found
+        .unclosed
+        .iter()
+        .copied()
+        .find(|&open| region.is_none_or(|(from, to, _)| open >= from && open < to))
+    {
         return Err(StructuredError::new(
             StructuredErrorKind::Truncated,
             format!(
@@ -214,7 +328,13 @@ pub fn parse_answer<T: ModelAnswer>(
     let evaluated: Vec<(&Candidate<'_>, Outcome<T>)> = found
         .candidates
         .iter()
-        .map(|candidate| (candidate, evaluate::<T>(candidate, schema, text)))
+        .filter(|candidate| within(candidate.start, candidate.end))
+        .map(|candidate| {
+            (
+                candidate,
+                evaluate::<T>(candidate, schema, text, &prompt_values),
+            )
+        })
         .collect();
     let last_answer = evaluated
         .iter()
@@ -223,25 +343,15 @@ pub fn parse_answer<T: ModelAnswer>(
     if let Some((_, Outcome::Broken(error, _))) = last_answer {
         return Err(error.clone());
     }
-    let usable: Vec<(&Candidate<'_>, &Parsed<T>, &Value)> = evaluated
+    let pool: Vec<(&Candidate<'_>, &Parsed<T>, &Value)> = evaluated
         .iter()
         .filter_map(|(candidate, outcome)| match outcome {
             Outcome::Usable(parsed, canonical) => Some((*candidate, parsed, canonical)),
             _ => None,
         })
         .collect();
-    let preferred: Vec<_> = usable
-        .iter()
-        .filter(|(c, _, _)| c.preferred)
-        .copied()
-        .collect();
-    let pool = if preferred.is_empty() {
-        usable
-    } else {
-        preferred
-    };
     let Some(&(chosen_candidate, _, canonical)) = pool.last() else {
-        return Err(no_answer(&evaluated, text));
+        return Err(no_answer(&evaluated, text, marker));
     };
     if pool.iter().any(|(_, _, other)| *other != canonical) {
         let mut distinct: Vec<Value> = Vec::new();
@@ -270,13 +380,35 @@ pub fn parse_answer<T: ModelAnswer>(
             _ => None,
         });
     match chosen {
-        Some(parsed) => refuse_repairs(parsed, options, text),
+        Some(mut parsed) => {
+            if !noise.is_empty() {
+                parsed.repairs.splice(0..0, noise);
+            }
+            refuse_repairs(parsed, options, text)
+        }
         None => Err(StructuredError::new(
             StructuredErrorKind::NoJson,
             "the answer contains no JSON object",
             text,
         )),
     }
+}
+
+/// The JSON objects and arrays a prompt shows (its format examples), in canonical text.
+fn json_values_in(prompt: &str) -> PromptValues {
+    if prompt.len() > MAX_ANSWER_BYTES {
+        return PromptValues::new();
+    }
+    find_candidates(prompt)
+        .candidates
+        .iter()
+        .filter_map(|candidate| {
+            parse_strict(candidate.text)
+                .ok()
+                .or_else(|| repair(candidate.text).and_then(|(fixed, _)| parse_strict(&fixed).ok()))
+        })
+        .map(|value| value.to_string())
+        .collect()
 }
 
 /// A structured output the endpoint already parsed (the QueryFn's `structuredOutput`), held to the same
@@ -286,7 +418,14 @@ pub fn parse_answer_value<T: ModelAnswer>(
     options: ParseOptions,
 ) -> Result<Parsed<T>, StructuredError> {
     let raw = value.to_string();
-    match typed::<T>(value, T::answer_schema(), 0, Vec::new(), &raw) {
+    let result = match typed::<T>(
+        value,
+        T::answer_schema(),
+        0,
+        Vec::new(),
+        &raw,
+        &PromptValues::new(),
+    ) {
         Outcome::Usable(parsed, _) => refuse_repairs(parsed, options, &raw),
         Outcome::Broken(error, _) => Err(error),
         Outcome::NotJson(message) => Err(StructuredError::new(
@@ -294,7 +433,16 @@ pub fn parse_answer_value<T: ModelAnswer>(
             message,
             &raw,
         )),
+        Outcome::Template(message) => Err(StructuredError::new(
+            StructuredErrorKind::Template,
+            message,
+            &raw,
+        )),
+    };
+    if options.cut_off {
+        return cut_off(result, &raw);
     }
+    result
 }
 
 fn refuse_repairs<T>(
@@ -320,8 +468,13 @@ fn refuse_repairs<T>(
     ))
 }
 
-/// The error when no candidate is usable: the last broken one's, else why there is no JSON.
-fn no_answer<T>(evaluated: &[(&Candidate<'_>, Outcome<T>)], text: &str) -> StructuredError {
+/// The error when no candidate is usable: the last broken one's, else the last template's, else why the
+/// final part or the text holds no answer.
+fn no_answer<T>(
+    evaluated: &[(&Candidate<'_>, Outcome<T>)],
+    text: &str,
+    marker: Option<&str>,
+) -> StructuredError {
     if let Some(error) = evaluated
         .iter()
         .rev()
@@ -332,21 +485,45 @@ fn no_answer<T>(evaluated: &[(&Candidate<'_>, Outcome<T>)], text: &str) -> Struc
     {
         return error;
     }
-    let message = evaluated
+    if let Some(message) = evaluated
         .iter()
         .rev()
         .find_map(|(_, outcome)| match outcome {
-            Outcome::NotJson(message) => Some(format!("the answer is not valid JSON: {message}")),
+            Outcome::Template(message) => Some(message.clone()),
             _ => None,
         })
-        .unwrap_or_else(|| "the answer contains no JSON object".to_owned());
-    StructuredError::new(StructuredErrorKind::NoJson, message, text)
+    {
+        return StructuredError::new(StructuredErrorKind::Template, message, text);
+    }
+    let reason = evaluated
+        .iter()
+        .rev()
+        .find_map(|(_, outcome)| match outcome {
+            Outcome::NotJson(message) => Some(format!("is not valid JSON: {message}")),
+            _ => None,
+        })
+        .unwrap_or_else(|| "contains no JSON object".to_owned());
+    match marker {
+        Some(marker) => StructuredError::new(
+            StructuredErrorKind::FinalUnreadable,
+            format!(
+                "the final answer (marked by {marker}) {reason}; nothing before it is read in its place"
+            ),
+            text,
+        ),
+        None => StructuredError::new(
+            StructuredErrorKind::NoJson,
+            format!("the answer {reason}"),
+            text,
+        ),
+    }
 }
 
 fn evaluate<T: ModelAnswer>(
     candidate: &Candidate<'_>,
     schema: &OutputSchema,
     raw: &str,
+    prompt_values: &PromptValues,
 ) -> Outcome<T> {
     let offset = candidate.start;
     let (value, repairs) = match parse_strict(candidate.text) {
@@ -374,7 +551,7 @@ fn evaluate<T: ModelAnswer>(
             None => return Outcome::NotJson(message),
         },
     };
-    typed::<T>(value, schema, offset, repairs, raw)
+    typed::<T>(value, schema, offset, repairs, raw, prompt_values)
 }
 
 /// Unwrap, check the shape, parse the type, check the ranges.
@@ -384,10 +561,22 @@ fn typed<T: ModelAnswer>(
     offset: usize,
     mut repairs: Vec<Repair>,
     raw: &str,
+    prompt_values: &PromptValues,
 ) -> Outcome<T> {
     let fields = top_level_fields(&schema.schema);
     let names = [schema.name.as_str()];
+    if echoes_prompt(&value, prompt_values) {
+        return Outcome::Template("the answer repeats a JSON example from the prompt".to_owned());
+    }
     let mut value = unwrap_answer(value, &fields, &names, offset, &mut repairs);
+    if let Some((path, placeholder)) = placeholder_in(&value) {
+        return Outcome::Template(format!(
+            "the answer is a template: `{path}` holds the placeholder {placeholder:?}"
+        ));
+    }
+    if echoes_prompt(&value, prompt_values) {
+        return Outcome::Template("the answer repeats a JSON example from the prompt".to_owned());
+    }
     let answer_like = value.as_object().is_some_and(|object| {
         object.keys().any(|key| {
             let key = fold(key);

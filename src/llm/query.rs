@@ -33,4 +33,19 @@ pub struct QueryReply {
     #[serde(default)]
     #[tsify(optional)]
     pub error_kind: Option<super::openai::ClientErrorKind>,
+    /// Why the generation stopped, as the endpoint said (`stop`, `length`, `content_filter`, ...). `length`
+    /// makes any answer `truncated`, however complete it looks; `content_filter` is a failed query.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub finish_reason: Option<String>,
+    /// The server's separate reasoning field (`reasoning_content`, `reasoning`): kept for the record, never
+    /// read as the answer.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub reasoning: Option<String>,
+    /// The model's chat template opens a reasoning block in the prompt (DeepSeek-R1): the text before the
+    /// first `</think>` is reasoning, and a text without one ended inside it.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub starts_in_reasoning: Option<bool>,
 }

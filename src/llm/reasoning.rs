@@ -1,104 +1,292 @@
-//! Reasoning sections are drafts, not answers: they are removed before any JSON is looked for, so a
-//! `{"allComplete": true}` a model considered while thinking can never be read as its answer.
+//! Reasoning sections are drafts, not answers. This module finds the part of a model's output that can hold
+//! its answer, recognising reasoning the way servers emit it:
 //!
-//! Removed: `<think>`, `<thinking>`, `<reasoning>` and `<analysis>` blocks (any case, with attributes), a
-//! block left open at the end (the model stopped while thinking), everything before a closing tag whose
-//! opening tag was in the chat template, and harmony-style analysis channels
-//! (`<|channel|>analysis<|message|> ... <|end|>`).
+//! - `<think>`, `<thinking>`, `<reasoning>` and `<analysis>` blocks (any case, with attributes). When any
+//!   block closes, only the text after the last closing tag is the answer (a lone closing tag counts: its
+//!   opening tag was in the chat template, as DeepSeek-R1 does); a block opened and never closed means the
+//!   output ended while thinking.
+//! - Qwen3's thinking-budget stop sentence, which closes reasoning like `</think>`.
+//! - Harmony channels (gpt-oss): with their special tokens (`<|channel|>analysis<|message|>...<|end|>`,
+//!   `commentary`, `final`) and with the tokens stripped by a server (`analysis...assistantfinal...`). The
+//!   last final channel is the answer; analysis and commentary never are.
+//! - Chat-template turns left in the text (ChatML, Llama 3, Gemma, `<|user|>`): only the last assistant
+//!   turn can hold the answer; an echo of the user or system turn never does.
+//! - A host that knows its model's template opens reasoning in the prompt (`startsInReasoning`): everything
+//!   before the first closing marker is reasoning, and no closing marker means the output ended inside it.
+
+use super::text_search::{find_ascii_ci, rfind_ascii_ci};
 
 const TAGS: [&str; 4] = ["think", "thinking", "reasoning", "analysis"];
-const HARMONY_ANALYSIS: &str = "<|channel|>analysis";
-const HARMONY_ENDS: [&str; 3] = ["<|end|>", "<|start|>", "<|channel|>"];
+/// The sentence Qwen3 writes when its thinking budget runs out, right before it closes reasoning.
+const QWEN_BUDGET_STOP: &str = "Considering the limited time by the user, I have to give the solution based on the thinking directly now.";
 
-/// The text without its reasoning sections.
-pub fn strip_reasoning(text: &str) -> String {
-    let mut current = strip_harmony(text);
-    for tag in TAGS {
-        current = strip_tag(&current, tag);
-    }
-    current
+/// What is left to read an answer from, and what the reasoning markers said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Visible {
+    pub text: String,
+    /// The output ends inside a reasoning section: the model was cut off before it answered.
+    pub ends_in_reasoning: bool,
+    /// Where the final part comes from (a closing reasoning marker or a final channel), when one was marked.
+    pub final_marker: Option<&'static str>,
 }
 
-/// Byte index of the first ASCII-case-insensitive match of `needle` (ASCII) at or after `from`.
-pub fn find_ascii_ci(haystack: &str, needle: &str, from: usize) -> Option<usize> {
-    let bytes = haystack.as_bytes();
-    let wanted = needle.as_bytes();
-    let first = wanted.first()?;
-    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
-    let mut start = from;
-    loop {
-        let rest = bytes.get(start..)?;
-        let found = start
-            + rest
-                .iter()
-                .position(|&byte| byte == lower || byte == upper)?;
-        let window = bytes.get(found..found + wanted.len())?;
-        if window.eq_ignore_ascii_case(wanted) {
-            return Some(found);
+/// The part of `text` that can hold the answer.
+pub fn visible_answer(text: &str, starts_in_reasoning: bool) -> Visible {
+    if let Some(visible) = harmony(text).or_else(|| stripped_harmony(text)) {
+        return visible;
+    }
+    let turn = assistant_turn(text);
+    let text = turn.as_deref().unwrap_or(text);
+    let (text, closed) = after_last_close(text);
+    if let Some(open) = first_open(text) {
+        return Visible {
+            text: text.get(..open).unwrap_or_default().to_owned(),
+            ends_in_reasoning: true,
+            final_marker: closed,
+        };
+    }
+    if starts_in_reasoning && closed.is_none() {
+        return Visible {
+            text: String::new(),
+            ends_in_reasoning: true,
+            final_marker: None,
+        };
+    }
+    Visible {
+        text: text.to_owned(),
+        ends_in_reasoning: false,
+        final_marker: closed,
+    }
+}
+
+/// The text after the last closing reasoning marker, and which marker it was.
+fn after_last_close(text: &str) -> (&str, Option<&'static str>) {
+    let mut last: Option<(usize, &'static str)> = None;
+    for closing in ["</think>", "</thinking>", "</reasoning>", "</analysis>"] {
+        let mut scope = text;
+        while let Some(at) = rfind_ascii_ci(scope, closing) {
+            let end = at + closing.len();
+            if quoted(text, at, end) {
+                scope = text.get(..at).unwrap_or_default();
+                continue;
+            }
+            if last.is_none_or(|(best, _)| end > best) {
+                last = Some((end, closing));
+            }
+            break;
         }
-        start = found + 1;
+    }
+    if let Some(at) = text.rfind(QWEN_BUDGET_STOP) {
+        let end = at + QWEN_BUDGET_STOP.len();
+        if last.is_none_or(|(best, _)| end > best) {
+            last = Some((end, "the thinking-budget stop"));
+        }
+    }
+    match last {
+        Some((end, marker)) => (text.get(end..).unwrap_or_default(), Some(marker)),
+        None => (text, None),
     }
 }
 
-/// Where an opening tag `<tag` (followed by `>` or attributes) starts and ends, at or after `from`.
-fn find_open(text: &str, tag: &str, from: usize) -> Option<(usize, usize)> {
+/// Where the first opening reasoning tag (`<think>`, `<think attr>`) starts.
+fn first_open(text: &str) -> Option<usize> {
+    TAGS.iter().filter_map(|tag| find_open(text, tag, 0)).min()
+}
+
+fn find_open(text: &str, tag: &str, from: usize) -> Option<usize> {
     let mut search = from;
     loop {
         let start = find_ascii_ci(text, &format!("<{tag}"), search)?;
         let after = start + tag.len() + 1;
         match text.as_bytes().get(after) {
-            Some(b'>') => return Some((start, after + 1)),
-            Some(b' ' | b'\t' | b'\n' | b'\r') => {
-                let close = text.get(after..)?.find('>')?;
-                return Some((start, after + close + 1));
-            }
+            Some(b'>') if quoted(text, start, after + 1) => search = after,
+            Some(b'>' | b' ' | b'\t' | b'\n' | b'\r' | b'/') => return Some(start),
             _ => search = after,
         }
     }
 }
 
-fn strip_tag(text: &str, tag: &str) -> String {
-    let closing = format!("</{tag}>");
-    let mut text = text.to_owned();
-    // A closing tag before any opening one: its opening was in the template; all before it is reasoning.
-    if let Some(close) = find_ascii_ci(&text, &closing, 0) {
-        let opened_before = find_open(&text, tag, 0).is_some_and(|(start, _)| start < close);
-        if !opened_before {
-            text = text
-                .get(close + closing.len()..)
-                .unwrap_or_default()
-                .to_owned();
-        }
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut cursor = 0;
-    while let Some((start, body)) = find_open(&text, tag, cursor) {
-        out.push_str(text.get(cursor..start).unwrap_or_default());
-        match find_ascii_ci(&text, &closing, body) {
-            Some(close) => cursor = close + closing.len(),
-            // Left open: the model stopped while thinking; nothing after it is an answer.
-            None => return out,
-        }
-    }
-    out.push_str(text.get(cursor..).unwrap_or_default());
-    out
+/// A tag written as a whole JSON string (`"<reasoning>"`, a template's placeholder) is not a marker.
+fn quoted(text: &str, start: usize, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    start
+        .checked_sub(1)
+        .and_then(|before| bytes.get(before))
+        .is_some_and(|&byte| byte == b'"')
+        && bytes.get(end).is_some_and(|&byte| byte == b'"')
 }
 
-fn strip_harmony(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut cursor = 0;
-    while let Some(start) = find_ascii_ci(text, HARMONY_ANALYSIS, cursor) {
-        out.push_str(text.get(cursor..start).unwrap_or_default());
-        let body = start + HARMONY_ANALYSIS.len();
-        let end = HARMONY_ENDS
-            .iter()
-            .filter_map(|marker| find_ascii_ci(text, marker, body))
-            .min();
+const HARMONY_CHANNEL: &str = "<|channel|>";
+const HARMONY_MESSAGE: &str = "<|message|>";
+const HARMONY_ENDS: [&str; 6] = [
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<|start|>",
+    "<|channel|>",
+    "<|endoftext|>",
+];
+
+/// Harmony with its special tokens: the last `final` channel's message, or nothing when there is none.
+fn harmony(text: &str) -> Option<Visible> {
+    let first = text.find(HARMONY_CHANNEL)?;
+    let mut cursor = first;
+    let mut final_body: Option<&str> = None;
+    let mut ended_open = false;
+    while let Some(at) = text
+        .get(cursor..)
+        .and_then(|rest| rest.find(HARMONY_CHANNEL))
+    {
+        let header = cursor + at + HARMONY_CHANNEL.len();
+        let Some(message) = text
+            .get(header..)
+            .and_then(|rest| rest.find(HARMONY_MESSAGE))
+        else {
+            // A channel header never finished: cut off before the message started.
+            ended_open = true;
+            break;
+        };
+        let name = text.get(header..header + message).unwrap_or_default();
+        let body = header + message + HARMONY_MESSAGE.len();
+        let end = next_harmony_end(text, body);
+        let channel = name.split_whitespace().next().unwrap_or_default();
+        if channel.eq_ignore_ascii_case("final") {
+            final_body = text.get(body..end.unwrap_or(text.len()));
+        }
         match end {
             Some(end) => cursor = end,
-            None => return out,
+            None => {
+                ended_open = !channel.eq_ignore_ascii_case("final");
+                break;
+            }
         }
     }
-    out.push_str(text.get(cursor..).unwrap_or_default());
+    Some(match final_body {
+        Some(body) if !ended_open => Visible {
+            text: body.to_owned(),
+            ends_in_reasoning: false,
+            final_marker: Some("the final channel"),
+        },
+        _ => Visible {
+            text: String::new(),
+            ends_in_reasoning: ended_open,
+            final_marker: None,
+        },
+    })
+}
+
+/// Where the message starting at `from` ends: the next special token that ends one. One forward scan.
+fn next_harmony_end(text: &str, from: usize) -> Option<usize> {
+    let mut cursor = from;
+    loop {
+        let at = cursor + text.get(cursor..)?.find("<|")?;
+        let rest = text.get(at..).unwrap_or_default();
+        if HARMONY_ENDS.iter().any(|marker| rest.starts_with(marker)) {
+            return Some(at);
+        }
+        cursor = at + 2;
+    }
+}
+
+/// Harmony with the special tokens stripped by a server: `analysis<reasoning>assistantfinal<answer>`.
+fn stripped_harmony(text: &str) -> Option<Visible> {
+    const FINAL: &str = "assistantfinal";
+    let trimmed = text.trim_start();
+    let starts_with_analysis = trimmed.get(..8).is_some_and(|head| head == "analysis")
+        && trimmed
+            .get(8..)
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|next| next.is_alphabetic() || next == '\n' || next == ':');
+    match text.rfind(FINAL) {
+        Some(at) => Some(Visible {
+            text: text.get(at + FINAL.len()..).unwrap_or_default().to_owned(),
+            ends_in_reasoning: false,
+            final_marker: Some("the final channel"),
+        }),
+        None if starts_with_analysis => Some(Visible {
+            text: String::new(),
+            ends_in_reasoning: true,
+            final_marker: None,
+        }),
+        None => None,
+    }
+}
+
+/// Chat-template turn markers: where a turn starts (followed by its role), and the tokens that end one.
+const TURN_STARTS: [(&str, &str); 3] = [
+    ("<|im_start|>", "\n"),
+    ("<|start_header_id|>", "<|end_header_id|>"),
+    ("<start_of_turn>", "\n"),
+];
+const TURN_ENDS: [&str; 6] = [
+    "<|im_end|>",
+    "<|eot_id|>",
+    "<end_of_turn>",
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|start_header_id|>",
+];
+const ROLE_TOKENS: [(&str, bool); 3] = [
+    ("<|assistant|>", true),
+    ("<|user|>", false),
+    ("<|system|>", false),
+];
+
+/// The last assistant turn's text when the output holds chat-template turns; the text before the first turn
+/// when none of them is the assistant's (an echo of the prompt is never an answer); `None` without turns.
+fn assistant_turn(text: &str) -> Option<String> {
+    let mut turns: Vec<(usize, usize, bool)> = Vec::new();
+    for (start, role_end) in TURN_STARTS {
+        let mut cursor = 0;
+        while let Some(at) = text.get(cursor..).and_then(|rest| rest.find(start)) {
+            let role_from = cursor + at + start.len();
+            let rest = text.get(role_from..).unwrap_or_default();
+            let role_len = rest.find(role_end).unwrap_or(rest.len());
+            let role = rest.get(..role_len).unwrap_or_default().trim();
+            let body = (role_from + role_len + role_end.len()).min(text.len());
+            let assistant =
+                role.eq_ignore_ascii_case("assistant") || role.eq_ignore_ascii_case("model");
+            turns.push((cursor + at, body, assistant));
+            cursor = body.max(role_from);
+        }
+    }
+    for (token, assistant) in ROLE_TOKENS {
+        let mut cursor = 0;
+        while let Some(at) = text.get(cursor..).and_then(|rest| rest.find(token)) {
+            let body = cursor + at + token.len();
+            turns.push((cursor + at, body, assistant));
+            cursor = body;
+        }
+    }
+    if turns.is_empty() {
+        return TURN_ENDS
+            .iter()
+            .any(|token| text.contains(token))
+            .then(|| without_turn_ends(text));
+    }
+    turns.sort_unstable();
+    let body = match turns.iter().rev().find(|(_, _, assistant)| *assistant) {
+        Some(&(_, body, _)) => {
+            let rest = text.get(body..).unwrap_or_default();
+            let end = TURN_ENDS
+                .iter()
+                .filter_map(|token| rest.find(token))
+                .min()
+                .unwrap_or(rest.len());
+            rest.get(..end).unwrap_or_default()
+        }
+        None => turns
+            .first()
+            .and_then(|&(start, _, _)| text.get(..start))
+            .unwrap_or_default(),
+    };
+    Some(without_turn_ends(body))
+}
+
+fn without_turn_ends(text: &str) -> String {
+    let mut out = text.to_owned();
+    for token in TURN_ENDS {
+        out = out.replace(token, "");
+    }
     out
 }

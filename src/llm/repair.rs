@@ -30,8 +30,11 @@ pub enum RepairKind {
     DoubleEncoded,
     /// A single-key wrapper such as `{"response": {...}}`.
     Wrapper,
-    /// An OpenAI or Anthropic tool-call envelope whose arguments hold the answer.
+    /// A tool call of the answer tool (an OpenAI or Anthropic envelope, or a wrapper in the text) whose
+    /// arguments hold the answer.
     ToolCall,
+    /// A terminal escape sequence or a zero-width character outside strings, removed.
+    DisplayNoise,
 }
 
 /// One repair: what, and where in the candidate (bytes).

@@ -1,7 +1,8 @@
 //! Taking the answer out of what models and SDKs wrap it in, each step recorded as a repair: a one-element
 //! array, the answer encoded as a JSON string, a single-key wrapper (`response`, `output`, `result`,
 //! `answer`, `data`, or the answer type's own name), and an OpenAI or Anthropic tool-call envelope whose
-//! arguments hold the answer. A value that already has one of the answer's own fields is never unwrapped.
+//! arguments hold the answer, read only when the call names the answer tool (the schema's name) and its
+//! arguments are unambiguous. A value that already has one of the answer's own fields is never unwrapped.
 
 use super::repair::{Repair, RepairKind};
 use super::strict_json::parse_strict;
@@ -44,7 +45,7 @@ fn one_layer(value: &Value, fields: &[String], names: &[&str]) -> Option<(Value,
             if object.keys().any(|key| fields.contains(key)) {
                 return None;
             }
-            if let Some(arguments) = tool_call_arguments(value) {
+            if let Some(arguments) = tool_call_arguments(value, names) {
                 return Some((arguments, RepairKind::ToolCall));
             }
             let mut entries = object.iter();
@@ -59,40 +60,57 @@ fn one_layer(value: &Value, fields: &[String], names: &[&str]) -> Option<(Value,
     }
 }
 
-/// The arguments of exactly one tool call, in the shapes OpenAI and Anthropic send.
-fn tool_call_arguments(value: &Value) -> Option<Value> {
+/// The arguments of exactly one tool call of the answer tool, in the shapes OpenAI and Anthropic send.
+fn tool_call_arguments(value: &Value, names: &[&str]) -> Option<Value> {
+    let answer_tool = |call: &Value| {
+        call.get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|name| names.iter().any(|tool| tool.eq_ignore_ascii_case(name)))
+    };
     // OpenAI: { tool_calls: [ { function: { name, arguments } } ] }, or a message holding them.
     if let Some(calls) = value.get("tool_calls").and_then(Value::as_array) {
         return match calls.as_slice() {
             [call] => call
                 .get("function")
-                .and_then(|function| function.get("arguments"))
-                .cloned(),
+                .filter(|function| answer_tool(function))
+                .and_then(one_argument_set),
             _ => None,
         };
     }
-    // OpenAI legacy and bare calls: { function_call: { arguments } }, { function: { arguments } },
+    // OpenAI legacy and bare calls: { function_call: { name, arguments } }, { function: { name, arguments } },
     // { name, arguments }; Llama style { name, parameters }.
     for key in ["function_call", "function"] {
-        if let Some(arguments) = value.get(key).and_then(|call| call.get("arguments")) {
-            return Some(arguments.clone());
+        if let Some(call) = value.get(key).filter(|call| call.is_object()) {
+            return answer_tool(call).then(|| one_argument_set(call)).flatten();
         }
     }
-    if value.get("name").is_some_and(Value::is_string) {
-        if let Some(arguments) = value.get("arguments").or_else(|| value.get("parameters")) {
-            return Some(arguments.clone());
-        }
+    if value.get("name").is_some_and(Value::is_string)
+        && (value.get("arguments").is_some() || value.get("parameters").is_some())
+    {
+        return answer_tool(value)
+            .then(|| one_argument_set(value))
+            .flatten();
     }
-    // Anthropic: { type: "tool_use", input }, or a message whose content holds exactly one such block.
+    // Anthropic: { type: "tool_use", name, input }, or a message whose content holds exactly one such block.
     if value.get("type").and_then(Value::as_str) == Some("tool_use") {
-        return value.get("input").cloned();
+        return answer_tool(value)
+            .then(|| value.get("input").cloned())
+            .flatten();
     }
     let blocks = value.get("content").and_then(Value::as_array)?;
     let mut uses = blocks
         .iter()
         .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"));
     match (uses.next(), uses.next()) {
-        (Some(only), None) => only.get("input").cloned(),
+        (Some(only), None) if answer_tool(only) => only.get("input").cloned(),
+        _ => None,
+    }
+}
+
+/// `arguments` or `parameters`, never both.
+fn one_argument_set(call: &Value) -> Option<Value> {
+    match (call.get("arguments"), call.get("parameters")) {
+        (Some(arguments), None) | (None, Some(arguments)) => Some(arguments.clone()),
         _ => None,
     }
 }

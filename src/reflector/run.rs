@@ -248,6 +248,7 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
             self.logger.as_ref(),
             crate::llm::ParseOptions {
                 allow_repairs: self.options.allow_repairs,
+                ..crate::llm::ParseOptions::default()
             },
         )
         .await;

@@ -54,6 +54,11 @@ export interface IterationSummary {
 export interface ParseOptions {
   /** Accept an answer that needed repairs or unwrapping (default true); each repair is listed either way. */
   allowRepairs?: boolean;
+  /** The model's chat template opens a reasoning block in the prompt (DeepSeek-R1): text before the first
+   * `</think>` is reasoning, and a text without one ended inside it (`truncated`). */
+  startsInReasoning?: boolean;
+  /** The endpoint's `finish_reason`: `"length"` makes any answer `truncated`, however complete it looks. */
+  finishReason?: string;
 }
 
 export type CloserParseResult = { ok: true; output: CloserStructuredOutput; repairs: Repair[]; ignoredFields: string[] } | { ok: false; error: StructuredError };

@@ -29,7 +29,7 @@ impl OpenAiClient {
         &self,
         body: &str,
         signal: Option<web_sys::AbortSignal>,
-    ) -> Result<String, ClientError> {
+    ) -> Result<crate::llm::openai::ChatAnswer, ClientError> {
         let aborted_by_caller = || {
             ClientError::new(
                 ClientErrorKind::Aborted,
@@ -103,7 +103,7 @@ impl OpenAiClient {
     ) -> QueryReply {
         let body = chat_request_body(&self.config, prompt, options).to_string();
         match self.post(&body, signal).await {
-            Ok(content) => reply_from_content(content),
+            Ok(answer) => reply_from_content(answer, self.config.starts_in_reasoning),
             Err(error) => reply_from_error(error),
         }
     }

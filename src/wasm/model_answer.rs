@@ -42,13 +42,17 @@ pub fn parse_model_answer<T: crate::llm::ModelAnswer>(
     parse_outcome(crate::llm::parse_answer::<T>(&text, options), key)
 }
 
-/// `{ allowRepairs?: boolean }`, absent meaning the defaults.
+/// `{ allowRepairs?, startsInReasoning?, finishReason? }`, absent meaning the defaults.
 pub fn parse_options(value: &JsValue) -> Result<crate::llm::ParseOptions, InputError> {
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     struct Options {
         #[serde(default = "yes")]
         allow_repairs: bool,
+        #[serde(default)]
+        starts_in_reasoning: bool,
+        #[serde(default)]
+        finish_reason: Option<String>,
     }
     fn yes() -> bool {
         true
@@ -59,6 +63,10 @@ pub fn parse_options(value: &JsValue) -> Result<crate::llm::ParseOptions, InputE
     let options: Options = from_js("options", value)?;
     Ok(crate::llm::ParseOptions {
         allow_repairs: options.allow_repairs,
+        starts_in_reasoning: options.starts_in_reasoning,
+        cut_off: options
+            .finish_reason
+            .is_some_and(|reason| reason.trim().eq_ignore_ascii_case("length")),
     })
 }
 

@@ -128,6 +128,7 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
                     self.logger.as_ref(),
                     crate::llm::ParseOptions {
                         allow_repairs: self.options.allow_repairs,
+                        ..crate::llm::ParseOptions::default()
                     },
                 )
                 .await;

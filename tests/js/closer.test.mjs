@@ -67,6 +67,39 @@ test("the built-in client is a QueryFn: request plumbing and typed errors", asyn
   assert.equal(result.complete, true);
 });
 
+test("the built-in client passes finish_reason and the reasoning field: a cut answer is never complete, and is asked again", async () => {
+  const cut = openAICompatible({ baseUrl: `${base}/cut/v1`, model: "m1" });
+  const reply = await cut("prompt", { outputSchema: closerOutputSchema().schema, schemaName: "closer_output" });
+  assert.equal(reply.finishReason, "length");
+  const prompts = [];
+  const recording = (prompt, options) => {
+    prompts.push(prompt);
+    return cut(prompt, options);
+  };
+  const result = await new Closer({ workingDir: "", agentId: "a", maxReasks: 1 }).check(input, recording);
+  assert.equal(result.complete, false);
+  assert.equal(result.queries, 2);
+  assert.match(result.error, /token limit/);
+  assert.match(prompts[1], /Truncated: .*token limit.*It was cut off: keep it shorter\./s);
+  const thinking = openAICompatible({ baseUrl: `${base}/thinking/v1`, model: "m1" });
+  const only = await thinking("prompt", { outputSchema: closerOutputSchema().schema, schemaName: "closer_output" });
+  assert.deepEqual([only.text, only.finishReason, typeof only.reasoning], ["", "length", "string"]);
+  const never = await new Closer({ workingDir: "", agentId: "a", maxReasks: 0 }).check(input, thinking);
+  assert.equal(never.complete, false);
+  assert.match(never.error, /only reasoning/);
+});
+
+test("the parse functions take the reply's facts: finishReason and startsInReasoning", () => {
+  const complete = JSON.stringify(answer(true, 0.9, [["a", true]]));
+  const cut = parseCloserOutput(complete, { finishReason: "length" });
+  assert.deepEqual([cut.ok, cut.error.kind, cut.error.truncated], [false, "truncated", true]);
+  const r1 = parseCloserOutput(`Okay, maybe ${complete}`, { startsInReasoning: true });
+  assert.deepEqual([r1.ok, r1.error.kind], [false, "truncated"]);
+  const prose = parseCloserOutput(`${complete}\n<answer>Not done yet.</answer>`);
+  assert.deepEqual([prose.ok, prose.error.kind], [false, "final_unreadable"]);
+  assert.throws(() => parseCloserOutput(complete, { finishReason: 3 }), (error) => error.code === "invalid_input");
+});
+
 test("the completion handler: not checked, then checked, then stopped at its limit", async () => {
   const closer = new Closer({ workingDir: "", agentId: "a" });
   const handler = closer.completionHandler({ stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" }, maxIterations: 1 });

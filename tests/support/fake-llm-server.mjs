@@ -2,6 +2,8 @@
 //   /ok       a valid Closer (or, for the watcher_verdict schema, Watcher) answer reporting what the request carried
 //   /prose    content with no JSON       /refusal  a refusal      /http500  an HTTP 500
 //   /notjson  a 200 with an HTML body    /slow     answers after 3 s (for timeouts)
+//   /cut      the /ok answer, complete-looking, with finish_reason "length" (stopped at the token limit)
+//   /thinking no content, the /ok answer in `reasoning_content`, finish_reason "length"
 // Run directly, it prints its base URL on the first line and serves until killed.
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
@@ -12,8 +14,8 @@ const cors = {
   "access-control-allow-headers": "content-type, authorization, x-extra",
 };
 
-function completion(message) {
-  return JSON.stringify({ id: "fake", object: "chat.completion", choices: [{ index: 0, message, finish_reason: "stop" }] });
+function completion(message, finishReason = "stop") {
+  return JSON.stringify({ id: "fake", object: "chat.completion", choices: [{ index: 0, message, finish_reason: finishReason }] });
 }
 
 function watcherAnswer(summary) {
@@ -78,6 +80,12 @@ export function startFakeLlm(port = 0) {
       case "ok":
         response.writeHead(200, json);
         return response.end(completion({ role: "assistant", content: closerAnswer(request, body) }));
+      case "cut":
+        response.writeHead(200, json);
+        return response.end(completion({ role: "assistant", content: closerAnswer(request, body) }, "length"));
+      case "thinking":
+        response.writeHead(200, json);
+        return response.end(completion({ role: "assistant", content: null, reasoning_content: closerAnswer(request, body) }, "length"));
       case "prose":
         response.writeHead(200, json);
         return response.end(completion({ role: "assistant", content: "It all looks complete to me." }));

@@ -1,0 +1,656 @@
+//! The formats real models and servers emit: the final answer decides, templates are never answers,
+//! reasoning is recognised by what servers write, the cut-off is known from `finish_reason`, display noise
+//! is not syntax, and tool-call wrappers are read only as one call of the answer tool. Then each fail-closed
+//! case through the Closer, the Watcher and the Reflector: refused, and asked again with the exact reason.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod support;
+
+use agent_governor::closer::{C3l, Closer, CloserInput, CloserOptions, CloserStructuredOutput};
+use agent_governor::language::Language;
+use agent_governor::llm::ask::read_reply_to;
+use agent_governor::llm::openai::{read_chat_response, reply_from_content};
+use agent_governor::llm::{
+    ParseOptions, Parsed, QueryOptions, QueryReply, RepairKind, StructuredError,
+    StructuredErrorKind, parse_answer, parse_answer_to,
+};
+use agent_governor::ports::{Llm, NoPromptFiles, PortError};
+use agent_governor::reflector::PromptBuilder;
+use agent_governor::reflector::{Reflector, ReflectorOptions, Trajectory};
+use agent_governor::watcher::{ExecutorOutput, Watcher, WatcherInput, WatcherOptions};
+use serde_json::{Value, json};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use support::{FakeStore, FixedClock, run};
+
+fn closer_answer(complete: bool) -> Value {
+    json!({
+        "checklist": [{ "id": "tests", "description": "tests pass", "completed": complete, "evidence": "CI" }],
+        "allComplete": complete,
+        "summary": if complete { "done" } else { "tests fail" },
+        "pendingActions": if complete { json!([]) } else { json!(["fix the tests"]) },
+        "confidence": 0.9,
+    })
+}
+
+fn parse(text: &str) -> Result<Parsed<CloserStructuredOutput>, StructuredError> {
+    parse_answer(text, ParseOptions::default())
+}
+
+fn kind(text: &str) -> StructuredErrorKind {
+    parse(text).unwrap_err().kind
+}
+
+const PASSING: fn() -> String = || closer_answer(true).to_string();
+const FAILING: fn() -> String = || closer_answer(false).to_string();
+
+// ---- 1. the final answer decides ----
+
+#[test]
+fn a_final_answer_that_is_not_json_is_refused_and_no_draft_is_read_in_its_place() {
+    for text in [
+        format!("{}\n<answer>No. The tests still fail.</answer>", PASSING()),
+        format!(
+            "{}\n<final_answer>\nallComplete: false\n</final_answer>",
+            PASSING()
+        ),
+        format!(
+            "Draft: {}\n\nFinal answer: not done, the tests fail.",
+            PASSING()
+        ),
+        format!("{}\n\n**Final Answer:**\nNot complete.", PASSING()),
+        format!(
+            "<|channel|>analysis<|message|>x<|end|>{}<|start|>assistant<|channel|>final<|message|>Not done.",
+            PASSING()
+        ),
+        format!("Maybe {} </think> The task is not done.", PASSING()),
+    ] {
+        let error = parse(&text).unwrap_err();
+        assert_eq!(error.kind, StructuredErrorKind::FinalUnreadable, "{text}");
+        assert!(
+            error.message.contains("nothing before it is read"),
+            "{}",
+            error.message
+        );
+    }
+}
+
+#[test]
+fn a_final_answer_in_json_is_read_and_a_sentence_mentioning_a_final_answer_is_not_a_marker() {
+    let text = format!("{}\nFinal answer:\n{}", PASSING(), FAILING());
+    assert!(!parse(&text).unwrap().value.all_complete);
+    let text = format!("{}\nThat is my final answer.", FAILING());
+    assert!(!parse(&text).unwrap().value.all_complete);
+    // A marker inside the answer's own strings is not a marker.
+    let mut answer = closer_answer(false);
+    answer["summary"] = json!("Final answer: <answer>pending</answer>");
+    assert_eq!(
+        parse(&answer.to_string()).unwrap().value.summary,
+        "Final answer: <answer>pending</answer>"
+    );
+}
+
+// ---- 2. templates are never answers ----
+
+#[test]
+fn placeholders_and_the_prompts_own_example_are_templates() {
+    let template = json!({
+        "checklist": [{ "id": "<item-id>", "description": "<what>", "completed": true, "evidence": "<evidence>" }],
+        "allComplete": true, "summary": "{{summary}}", "pendingActions": [], "confidence": 1
+    });
+    let error = parse(&format!("Use this format:\n{template}")).unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::Template);
+    assert!(error.message.contains("`checklist.0."), "{}", error.message);
+    // A template before a real answer is not a candidate: the answer is read, not called ambiguous.
+    let text = format!("Format: {template}\nAnswer: {}", FAILING());
+    assert!(!parse(&text).unwrap().value.all_complete);
+    // The prompt's own example, echoed with real-looking values, is a template too.
+    let prompt = format!("Check the work. Answer like this example:\n{}\n", PASSING());
+    let echo = format!(
+        "```json\n{}\n```",
+        serde_json::to_string_pretty(&closer_answer(true)).unwrap()
+    );
+    let error =
+        parse_answer_to::<CloserStructuredOutput>(&echo, ParseOptions::default(), Some(&prompt))
+            .unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::Template);
+    // Without the prompt (or with another one) the same text is an answer.
+    assert!(parse(&echo).unwrap().value.all_complete);
+}
+
+#[test]
+fn an_echo_of_the_chat_templates_turns_is_never_the_answer() {
+    let echo = format!(
+        "<|im_start|>system\nYou check work.<|im_end|>\n<|im_start|>user\nFor example {}<|im_end|>\n<|im_start|>assistant\n",
+        PASSING()
+    );
+    assert_eq!(kind(&echo), StructuredErrorKind::NoJson);
+    let answered = format!("{echo}{}<|im_end|>", FAILING());
+    assert!(!parse(&answered).unwrap().value.all_complete);
+}
+
+// ---- 3. reasoning recognised by what servers emit ----
+
+#[test]
+fn harmony_without_its_tokens_and_r1_without_its_opening_tag() {
+    assert_eq!(
+        kind(&format!("analysisWe need to check. Draft {} ok", PASSING())),
+        StructuredErrorKind::Truncated
+    );
+    let stripped = format!("analysisDraft {}.assistantfinal{}", PASSING(), FAILING());
+    assert!(!parse(&stripped).unwrap().value.all_complete);
+    let lone_close = format!("Okay, maybe {}.\n</think>\n\n{}", PASSING(), FAILING());
+    assert!(!parse(&lone_close).unwrap().value.all_complete);
+    let opens = ParseOptions {
+        starts_in_reasoning: true,
+        ..ParseOptions::default()
+    };
+    let cut = format!("Okay, let me check. Maybe {} but", PASSING());
+    let error = parse_answer::<CloserStructuredOutput>(&cut, opens).unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::Truncated);
+    assert!(error.truncated);
+    // Without the host's word the same text is read as it stands (nothing marks it as reasoning).
+    assert!(parse(&cut).unwrap().value.all_complete);
+}
+
+#[test]
+fn output_that_ends_inside_reasoning_is_truncated() {
+    for text in [
+        format!("<think>Checking {}", PASSING()),
+        format!("<|channel|>analysis<|message|>Draft {}", PASSING()),
+        format!("{}\n<reasoning>wait, maybe {}", FAILING(), PASSING()),
+    ] {
+        let error = parse(&text).unwrap_err();
+        assert_eq!(error.kind, StructuredErrorKind::Truncated, "{text}");
+        assert!(error.truncated);
+    }
+}
+
+#[test]
+fn qwens_thinking_budget_stop_closes_reasoning() {
+    let stop = "Considering the limited time by the user, I have to give the solution based on the thinking directly now.";
+    let text = format!(
+        "<think>\nmaybe {}\n{stop}\n</think>\n\n{}",
+        PASSING(),
+        FAILING()
+    );
+    assert!(!parse(&text).unwrap().value.all_complete);
+    let without_tags = format!("maybe {}\n{stop}\n\n{}", PASSING(), FAILING());
+    assert!(!parse(&without_tags).unwrap().value.all_complete);
+}
+
+// ---- 4. the cut-off is known, not guessed ----
+
+#[test]
+fn finish_reason_length_makes_a_complete_looking_answer_truncated_and_reasoning_is_never_read() {
+    let reply = |text: &str, finish: Option<&str>, reasoning: Option<&str>| QueryReply {
+        text: Some(text.to_owned()),
+        finish_reason: finish.map(str::to_owned),
+        reasoning: reasoning.map(str::to_owned),
+        ..QueryReply::default()
+    };
+    let read = |reply: QueryReply| {
+        read_reply_to::<CloserStructuredOutput>(reply, ParseOptions::default(), None)
+    };
+    let error = read(reply(&PASSING(), Some("length"), None)).unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::Truncated);
+    assert!(error.truncated);
+    assert!(read(reply(&FAILING(), Some("stop"), None)).is_ok());
+    let error = read(reply("", Some("length"), Some(&PASSING()))).unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::Truncated);
+    let error = read(reply("", Some("stop"), Some(&PASSING()))).unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::NoJson);
+    let error = read(reply(&PASSING(), Some("content_filter"), None)).unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::Query);
+}
+
+#[test]
+fn the_built_in_client_passes_finish_reason_and_the_reasoning_field() {
+    let body = json!({ "choices": [{ "finish_reason": "length", "message": {
+        "content": PASSING(), "reasoning_content": "I think it is done" } }] });
+    let answer = read_chat_response(200, &body.to_string()).unwrap();
+    assert_eq!(answer.finish_reason.as_deref(), Some("length"));
+    assert_eq!(answer.reasoning.as_deref(), Some("I think it is done"));
+    let reply = reply_from_content(answer, false);
+    assert_eq!(reply.finish_reason.as_deref(), Some("length"));
+    let error =
+        read_reply_to::<CloserStructuredOutput>(reply, ParseOptions::default(), None).unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::Truncated);
+    // Cut off while reasoning: no content at all, only the reasoning field.
+    let body = json!({ "choices": [{ "finish_reason": "length", "message": {
+        "content": null, "reasoning_content": PASSING() } }] });
+    let reply = reply_from_content(read_chat_response(200, &body.to_string()).unwrap(), false);
+    let error =
+        read_reply_to::<CloserStructuredOutput>(reply, ParseOptions::default(), None).unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::Truncated);
+}
+
+// ---- 5. display noise is not syntax ----
+
+#[test]
+fn terminal_escapes_and_zero_width_characters_outside_strings_are_removed_and_listed() {
+    let text = format!("\u{1b}[1m{}\u{1b}[0m", FAILING());
+    let parsed = parse(&text).unwrap();
+    assert!(!parsed.value.all_complete);
+    assert_eq!(
+        parsed
+            .repairs
+            .iter()
+            .filter(|r| r.kind == RepairKind::DisplayNoise)
+            .count(),
+        2
+    );
+    let text = format!("\u{feff}\u{200b}{}", FAILING());
+    assert!(
+        parse(&text)
+            .unwrap()
+            .repairs
+            .iter()
+            .any(|r| r.kind == RepairKind::DisplayNoise)
+    );
+    // Inside a string, an escape is part of the value: kept (escaped by the lenient pass) and listed.
+    let mut answer = closer_answer(false);
+    answer["summary"] = json!("SUMMARY");
+    let text = answer
+        .to_string()
+        .replace("SUMMARY", "\u{1b}[31mred\u{1b}[0m");
+    let parsed = parse(&text).unwrap();
+    assert_eq!(parsed.value.summary, "\u{1b}[31mred\u{1b}[0m");
+    assert!(
+        parsed
+            .repairs
+            .iter()
+            .any(|r| r.kind == RepairKind::ControlCharacter)
+    );
+    // A host that refuses repairs refuses display noise too.
+    let strict = ParseOptions {
+        allow_repairs: false,
+        ..ParseOptions::default()
+    };
+    let error = parse_answer::<CloserStructuredOutput>(&format!("\u{1b}[1m{}", FAILING()), strict)
+        .unwrap_err();
+    assert_eq!(error.kind, StructuredErrorKind::RepairsRefused);
+}
+
+// ---- 6. tool-call wrappers ----
+
+#[test]
+fn tool_call_wrappers_are_read_only_as_one_call_of_the_answer_tool() {
+    let call = |name: &str, args: &str| format!(r#"{{"name": "{name}", "arguments": {args}}}"#);
+    let good = [
+        format!(
+            "<tool_call>\n{}\n</tool_call>",
+            call("closer_output", &FAILING())
+        ),
+        format!("[TOOL_CALLS][{}]", call("closer_output", &FAILING())),
+        format!("[TOOL_CALLS]closer_output[ARGS]{}", FAILING()),
+        format!(
+            r#"<|python_tag|>{{"name": "closer_output", "parameters": {}}}<|eom_id|>"#,
+            FAILING()
+        ),
+        call("closer_output", &serde_json::to_string(&FAILING()).unwrap()),
+        format!(
+            "{}\n<tool_call>{}</tool_call>",
+            PASSING(),
+            call("closer_output", &FAILING())
+        ),
+    ];
+    for text in good {
+        let parsed = parse(&text).unwrap_or_else(|error| panic!("{text}: {error:?}"));
+        assert!(!parsed.value.all_complete, "{text}");
+        assert!(
+            parsed
+                .repairs
+                .iter()
+                .any(|r| r.kind == RepairKind::ToolCall),
+            "{text}"
+        );
+    }
+    let refused = [
+        (
+            format!(
+                "<tool_call>{}</tool_call>",
+                call("merge_branch", &PASSING())
+            ),
+            StructuredErrorKind::Schema,
+        ),
+        (
+            format!("[TOOL_CALLS]merge_branch[ARGS]{}", PASSING()),
+            StructuredErrorKind::Schema,
+        ),
+        (
+            call("merge_branch", &serde_json::to_string(&PASSING()).unwrap()),
+            StructuredErrorKind::Schema,
+        ),
+        (
+            format!(
+                "<tool_call>{}</tool_call><tool_call>{}</tool_call>",
+                call("closer_output", &PASSING()),
+                call("closer_output", &PASSING())
+            ),
+            StructuredErrorKind::Ambiguous,
+        ),
+        (
+            format!(
+                r#"<tool_call>{{"name": "closer_output", "arguments": {}, "parameters": {}}}</tool_call>"#,
+                FAILING(),
+                PASSING()
+            ),
+            StructuredErrorKind::Ambiguous,
+        ),
+        (
+            format!("<tool_call>{}", &call("closer_output", &PASSING())[..60]),
+            StructuredErrorKind::Truncated,
+        ),
+        (
+            call("closer_output", r#""not json""#),
+            StructuredErrorKind::Schema,
+        ),
+    ];
+    for (text, expected) in refused {
+        assert_eq!(kind(&text), expected, "{text}");
+    }
+}
+
+// ---- the components refuse each fail-closed case and ask again with the exact reason ----
+
+/// A model whose replies are scripted in full (text, finish reason, reasoning), sharing what it was asked.
+#[derive(Clone, Default)]
+struct Replies {
+    replies: Rc<RefCell<VecDeque<QueryReply>>>,
+    prompts: Rc<RefCell<Vec<String>>>,
+}
+
+impl Llm for Replies {
+    async fn query(&self, prompt: &str, _options: &QueryOptions) -> Result<QueryReply, PortError> {
+        self.prompts.borrow_mut().push(prompt.to_owned());
+        self.replies
+            .borrow_mut()
+            .pop_front()
+            .ok_or_else(|| PortError::new("no more answers"))
+    }
+}
+
+fn text_reply(text: &str) -> QueryReply {
+    QueryReply {
+        text: Some(text.to_owned()),
+        ..QueryReply::default()
+    }
+}
+
+/// The fail-closed cases, each built around an answer that would pass, with the kind each is refused as.
+fn fail_closed_cases(passing: &Value, tool: &str) -> Vec<(QueryReply, StructuredErrorKind)> {
+    let template = placeholders(passing, "value");
+    vec![
+        (
+            text_reply(&format!(
+                "{passing}\n<answer>No, it is not acceptable yet.</answer>"
+            )),
+            StructuredErrorKind::FinalUnreadable,
+        ),
+        (
+            text_reply(&format!("Answer in this format:\n{template}")),
+            StructuredErrorKind::Template,
+        ),
+        (
+            text_reply(&format!(
+                "<|im_start|>user\nLike {passing}<|im_end|>\n<|im_start|>assistant\n"
+            )),
+            StructuredErrorKind::NoJson,
+        ),
+        (
+            text_reply(&format!("analysisDraft {passing} then")),
+            StructuredErrorKind::Truncated,
+        ),
+        (
+            QueryReply {
+                starts_in_reasoning: Some(true),
+                ..text_reply(&format!("Okay, maybe {passing} but"))
+            },
+            StructuredErrorKind::Truncated,
+        ),
+        (
+            QueryReply {
+                finish_reason: Some("length".into()),
+                ..text_reply(&passing.to_string())
+            },
+            StructuredErrorKind::Truncated,
+        ),
+        (
+            QueryReply {
+                reasoning: Some(passing.to_string()),
+                ..text_reply("")
+            },
+            StructuredErrorKind::NoJson,
+        ),
+        (
+            text_reply(&format!(
+                r#"<tool_call>{{"name": "not_{tool}", "arguments": {passing}}}</tool_call>"#
+            )),
+            StructuredErrorKind::Schema,
+        ),
+    ]
+}
+
+fn placeholders(value: &Value, key: &str) -> Value {
+    match value {
+        Value::String(_) => json!(format!("<{key}>")),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|item| placeholders(item, key)).collect())
+        }
+        Value::Object(object) => object
+            .iter()
+            .map(|(k, v)| (k.clone(), placeholders(v, k)))
+            .collect(),
+        other => other.clone(),
+    }
+}
+
+fn kind_name(kind: StructuredErrorKind) -> String {
+    format!("{kind:?}")
+}
+
+fn closer_input() -> CloserInput {
+    CloserInput {
+        structured_output: json!({ "status": "implemented" }),
+        step_id: "s".into(),
+        c3l: C3l {
+            c2: "complete".into(),
+            c3: "issue".into(),
+        },
+        context: None,
+        previous: None,
+        required_items: vec![],
+        evidence: vec![],
+    }
+}
+
+fn closer(max_reasks: u32) -> Closer<NoPromptFiles> {
+    Closer::new(
+        CloserOptions {
+            working_dir: String::new(),
+            agent_id: "a".into(),
+            confidence_threshold: 0.8,
+            max_reasks,
+            language: Language::En,
+            allow_repairs: true,
+        },
+        NoPromptFiles,
+    )
+}
+
+#[test]
+fn the_closer_refuses_each_case_and_asks_again_with_the_reason() {
+    for (bad, expected) in fail_closed_cases(&closer_answer(true), "closer_output") {
+        let model = Replies::default();
+        model
+            .replies
+            .borrow_mut()
+            .extend([bad.clone(), text_reply(&FAILING())]);
+        let result = run(closer(1).check(&closer_input(), &model));
+        assert!(result.error.is_none(), "{bad:?}: {result:?}");
+        assert!(!result.complete);
+        assert_eq!(result.queries, 2, "{bad:?}");
+        let second = &model.prompts.borrow()[1];
+        assert!(
+            second.contains(&kind_name(expected)),
+            "{expected:?} in {second}"
+        );
+        // Without a re-ask the check fails closed with the reason.
+        let model = Replies::default();
+        model.replies.borrow_mut().push_back(bad.clone());
+        let result = run(closer(0).check(&closer_input(), &model));
+        assert!(!result.complete, "{bad:?}");
+        assert!(result.error.is_some(), "{bad:?}");
+    }
+}
+
+#[test]
+fn a_length_cut_is_asked_again_and_told_it_was_cut_off() {
+    let model = Replies::default();
+    model.replies.borrow_mut().extend([
+        QueryReply {
+            finish_reason: Some("length".into()),
+            ..text_reply(&PASSING())
+        },
+        text_reply(&FAILING()),
+    ]);
+    let result = run(closer(1).check(&closer_input(), &model));
+    assert_eq!(result.queries, 2);
+    assert!(!result.complete);
+    let second = &model.prompts.borrow()[1];
+    assert!(second.contains("token limit"), "{second}");
+    assert!(
+        second.contains("It was cut off: keep it shorter."),
+        "{second}"
+    );
+}
+
+fn verdict(pass: bool) -> Value {
+    json!({ "pass": pass, "issues": if pass { json!([]) } else { json!(["CRITICAL: tests fail"]) },
+            "inspection_log": "## Inspection\n1. artifacts: ok", "blindspots_covered": [],
+            "misclassification_detected": false, "reclassification_suggestion": null,
+            "trade_offs_acknowledged": true })
+}
+
+fn watcher(max_reasks: u32) -> Watcher<NoPromptFiles, FakeStore, FixedClock> {
+    Watcher::new(
+        WatcherOptions {
+            working_dir: String::new(),
+            agent_id: "w".into(),
+            language: Language::En,
+            max_reasks,
+            allow_repairs: true,
+        },
+        NoPromptFiles,
+        FakeStore::default(),
+        FixedClock::at(1_795_000_000_000),
+    )
+}
+
+fn watcher_input() -> WatcherInput {
+    WatcherInput {
+        executor_result: Some(ExecutorOutput {
+            status: "done".into(),
+            artifacts: vec!["report.md".into()],
+            execution_log: "wrote it".into(),
+            persona_applied: None,
+        }),
+        original_request: "write the report".into(),
+        persona: None,
+        executor_persona: None,
+        task_classification: Some("implement".into()),
+        persona_required: false,
+    }
+}
+
+#[test]
+fn the_watcher_refuses_each_case_and_asks_again_with_the_reason() {
+    for (bad, expected) in fail_closed_cases(&verdict(true), "watcher_verdict") {
+        let model = Replies::default();
+        model
+            .replies
+            .borrow_mut()
+            .extend([bad.clone(), text_reply(&verdict(false).to_string())]);
+        let output = run(watcher(1).inspect(&watcher_input(), &model, 1));
+        assert!(!output.pass, "{bad:?}");
+        assert_eq!(
+            output.issues,
+            vec!["CRITICAL: tests fail".to_owned()],
+            "{bad:?}: the second answer is read"
+        );
+        let second = &model.prompts.borrow()[1];
+        assert!(
+            second.contains(&kind_name(expected)),
+            "{expected:?} in {second}"
+        );
+        let model = Replies::default();
+        model.replies.borrow_mut().push_back(bad.clone());
+        let output = run(watcher(0).inspect(&watcher_input(), &model, 1));
+        assert!(!output.pass, "{bad:?}");
+    }
+}
+
+fn reflection(lesson: &str, tag: &str) -> Value {
+    json!({
+        "insights": [{ "reasoning": "r", "error_identification": "e", "root_cause_analysis": "c",
+                       "correct_approach": "a", "key_insight": lesson }],
+        "bullet_evaluations": [{ "bullet_id": "b-0001", "tag": tag, "reason": "it decided the result" }],
+    })
+}
+
+fn reflect(model: Replies, max_reasks: u32) -> agent_governor::reflector::ReflectionResult {
+    let reflector = Reflector::new(
+        model,
+        PromptBuilder::new(NoPromptFiles, ""),
+        FakeStore::default(),
+        ReflectorOptions {
+            max_reasks,
+            ..ReflectorOptions::default()
+        },
+    );
+    let trajectory = Trajectory {
+        query: "sum the invoices".into(),
+        generated_result: "42".into(),
+        reasoning_steps: vec!["summed".into()],
+        used_bullet_ids: vec![],
+    };
+    run(reflector.reflect(&trajectory, "43", "1 failed", "default"))
+}
+
+#[test]
+fn the_reflector_refuses_each_case_and_asks_again_with_the_reason() {
+    for (bad, expected) in
+        fail_closed_cases(&reflection("Trust the draft.", "helpful"), "reflection")
+    {
+        let model = Replies::default();
+        model.replies.borrow_mut().extend([
+            bad.clone(),
+            text_reply(&reflection("Read every page.", "harmful").to_string()),
+        ]);
+        let result = reflect(model.clone(), 1);
+        assert_eq!(result.error, None, "{bad:?}");
+        assert_eq!(result.insights.len(), 1);
+        assert_eq!(
+            result.insights[0].key_insight, "Read every page.",
+            "{bad:?}"
+        );
+        let second = &model.prompts.borrow()[1];
+        assert!(
+            second.contains(&kind_name(expected)),
+            "{expected:?} in {second}"
+        );
+        let model = Replies::default();
+        model.replies.borrow_mut().push_back(bad.clone());
+        let result = reflect(model, 0);
+        assert!(result.error.is_some(), "{bad:?}");
+        assert!(result.insights.is_empty());
+    }
+}
