@@ -252,11 +252,22 @@ fn cut_off<T>(
     }
 }
 
-fn parse_text<T: ModelAnswer>(
+/// What the text offers once noise, reasoning and markers are dealt with: one tool call's arguments, or the
+/// candidate spans of the final part. Not generic, so it is compiled once for every answer type.
+enum Prepared {
+    ToolCall(Value),
+    Candidates {
+        text: String,
+        spans: Vec<(usize, usize)>,
+        marker: Option<&'static str>,
+    },
+}
+
+fn prepare(
     text: &str,
     options: ParseOptions,
-    prompt: Option<&str>,
-) -> Result<Parsed<T>, StructuredError> {
+    tool: &str,
+) -> Result<(Prepared, Vec<Repair>), StructuredError> {
     if text.len() > MAX_ANSWER_BYTES {
         return Err(StructuredError::new(
             StructuredErrorKind::NoJson,
@@ -267,7 +278,6 @@ fn parse_text<T: ModelAnswer>(
             "",
         ));
     }
-    let schema = T::answer_schema();
     let (cleaned, noise) = match strip_display_noise(text) {
         Some((cleaned, repairs)) => (std::borrow::Cow::Owned(cleaned), repairs),
         None => (std::borrow::Cow::Borrowed(text), Vec::new()),
@@ -287,8 +297,7 @@ fn parse_text<T: ModelAnswer>(
             text,
         ));
     }
-    let prompt_values = prompt.map(json_values_in).unwrap_or_default();
-    if let Some(call) = answer_from_tool_calls(&visible.text, &schema.name) {
+    if let Some(call) = answer_from_tool_calls(&visible.text, tool) {
         let value =
             call.map_err(|refusal| StructuredError::new(refusal.kind, refusal.message, text))?;
         let mut repairs = noise;
@@ -296,21 +305,11 @@ fn parse_text<T: ModelAnswer>(
             kind: RepairKind::ToolCall,
             offset: 0,
         });
-        return match typed::<T>(value, schema, 0, repairs, text, &prompt_values) {
-            Outcome::Usable(parsed, _) => refuse_repairs(parsed, options, text),
-            Outcome::Broken(error, _) => Err(error),
-            Outcome::NotJson(message) | Outcome::Template(message) => Err(StructuredError::new(
-                StructuredErrorKind::Template,
-                message,
-                text,
-            )),
-        };
+        return Ok((Prepared::ToolCall(value), repairs));
     }
     let found = find_candidates(&visible.text);
     let region = final_region(&visible.text, &found.candidates);
     let marker = region.map(|(_, _, marker)| marker).or(visible.final_marker);
-    let within =
-        |start: usize, end: usize| region.is_none_or(|(from, to, _)| start >= from && end <= to);
     if let Some(at) = found
         .unclosed
         .iter()
@@ -325,10 +324,56 @@ fn parse_text<T: ModelAnswer>(
             text,
         ));
     }
-    let evaluated: Vec<(&Candidate<'_>, Outcome<T>)> = found
+    let spans = found
         .candidates
         .iter()
-        .filter(|candidate| within(candidate.start, candidate.end))
+        .filter(|candidate| {
+            region.is_none_or(|(from, to, _)| candidate.start >= from && candidate.end <= to)
+        })
+        .map(|candidate| (candidate.start, candidate.end))
+        .collect();
+    let prepared = Prepared::Candidates {
+        spans,
+        marker,
+        text: visible.text,
+    };
+    Ok((prepared, noise))
+}
+
+fn parse_text<T: ModelAnswer>(
+    text: &str,
+    options: ParseOptions,
+    prompt: Option<&str>,
+) -> Result<Parsed<T>, StructuredError> {
+    let schema = T::answer_schema();
+    let (prepared, noise) = prepare(text, options, &schema.name)?;
+    let prompt_values = prompt.map(json_values_in).unwrap_or_default();
+    let (visible, spans, marker) = match prepared {
+        Prepared::ToolCall(value) => {
+            return match typed::<T>(value, schema, 0, noise, text, &prompt_values) {
+                Outcome::Usable(parsed, _) => refuse_repairs(parsed, options, text),
+                Outcome::Broken(error, _) => Err(error),
+                Outcome::NotJson(message) | Outcome::Template(message) => Err(
+                    StructuredError::new(StructuredErrorKind::Template, message, text),
+                ),
+            };
+        }
+        Prepared::Candidates {
+            text,
+            spans,
+            marker,
+        } => (text, spans, marker),
+    };
+    let candidates: Vec<Candidate<'_>> = spans
+        .into_iter()
+        .map(|(start, end)| Candidate {
+            start,
+            end,
+            text: visible.get(start..end).unwrap_or_default().trim(),
+        })
+        .collect();
+    let evaluated: Vec<(&Candidate<'_>, Outcome<T>)> = candidates
+        .iter()
         .map(|candidate| {
             (
                 candidate,

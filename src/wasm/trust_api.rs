@@ -149,25 +149,8 @@ pub fn verify_receipts_js(
     #[wasm_bindgen(unchecked_param_type = "PublicKeySpec")] public_key: JsValue,
 ) -> Result<JsValue, JsValue> {
     // The key as `GET /v1/receipts/key` serves it may carry its `key_id`: every receipt must then name it.
-    let mut fields: serde_json::Map<String, serde_json::Value> =
-        from_js("publicKey", &public_key).map_err(invalid)?;
-    let key_id = match fields.remove("key_id") {
-        None | Some(serde_json::Value::Null) => None,
-        Some(serde_json::Value::String(id)) => Some(id),
-        Some(_) => {
-            return Err(invalid(InputError::invalid(
-                "publicKey.key_id",
-                "must be a string",
-            )));
-        }
-    };
-    let spec: PublicKeySpec =
-        crate::input::parse_json_value(serde_json::Value::Object(fields)).map_err(|error| {
-            invalid(InputError {
-                path: format!("publicKey.{}", error.path),
-                ..error
-            })
-        })?;
+    let (public_key, key_id) = without_key_id(&public_key)?;
+    let spec: PublicKeySpec = from_js("publicKey", &public_key).map_err(invalid)?;
     let key = receipt_key(&spec).map_err(invalid)?;
     if !js_sys::Array::is_array(&chain) {
         return Err(invalid(InputError::invalid(
@@ -216,4 +199,24 @@ pub fn verify_receipts_js(
         }));
     }
     Ok(to_js(&verify_receipts(&receipts, &key)))
+}
+
+/// The key object without its `key_id` (a copy; the caller's object is untouched), and that id.
+fn without_key_id(value: &JsValue) -> Result<(JsValue, Option<String>), JsValue> {
+    if !value.is_object() {
+        return Ok((value.clone(), None));
+    }
+    let id = js_sys::Reflect::get(value, &"key_id".into())?;
+    if id.is_undefined() || id.is_null() {
+        return Ok((value.clone(), None));
+    }
+    let Some(id) = id.as_string() else {
+        return Err(invalid(InputError::invalid(
+            "publicKey.key_id",
+            "must be a string",
+        )));
+    };
+    let copy = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
+    js_sys::Reflect::delete_property(&copy, &"key_id".into())?;
+    Ok((copy.into(), Some(id)))
 }
