@@ -24,9 +24,9 @@ function time(body) {
 }
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
-for (let round = 0; round < 3; round += 1) for (const c of cases) parsers[c.parser](c.input); // warm up
+for (let round = 0; round < 3; round += 1) for (const c of cases) parsers[c.parser](c.input, c.options); // warm up
 const samples = [];
-for (let round = 0; round < 5; round += 1) for (const c of cases) samples.push(time(() => parsers[c.parser](c.input)));
+for (let round = 0; round < 5; round += 1) for (const c of cases) samples.push(time(() => parsers[c.parser](c.input, c.options)));
 samples.sort((a, b) => a - b);
 console.log(`corpus: ${cases.length} answers x 5 rounds`);
 console.log(`  median ${percentile(samples, 0.5).toFixed(1)} µs   p95 ${percentile(samples, 0.95).toFixed(1)} µs   max ${samples.at(-1).toFixed(1)} µs`);
