@@ -201,12 +201,19 @@ pub fn verify_receipts_js(
     Ok(to_js(&verify_receipts(&receipts, &key)))
 }
 
-/// The key object without its `key_id` (a copy; the caller's object is untouched), and that id.
+/// The key object without its `key_id` (a copy of its own fields; the caller's object is untouched), and
+/// that id. A getter that throws or a proxy is a typed error, like any other unreadable value.
 fn without_key_id(value: &JsValue) -> Result<(JsValue, Option<String>), JsValue> {
+    let unreadable = |_| {
+        invalid(InputError::invalid(
+            "publicKey",
+            "must be a plain object `{ type, public_key, key_id? }` whose fields can be read",
+        ))
+    };
     if !value.is_object() {
         return Ok((value.clone(), None));
     }
-    let id = js_sys::Reflect::get(value, &"key_id".into())?;
+    let id = js_sys::Reflect::get(value, &"key_id".into()).map_err(unreadable)?;
     if id.is_undefined() || id.is_null() {
         return Ok((value.clone(), None));
     }
@@ -216,7 +223,13 @@ fn without_key_id(value: &JsValue) -> Result<(JsValue, Option<String>), JsValue>
             "must be a string",
         )));
     };
-    let copy = js_sys::Object::assign(&js_sys::Object::new(), value.unchecked_ref());
-    js_sys::Reflect::delete_property(&copy, &"key_id".into())?;
+    let copy = js_sys::Object::new();
+    for key in js_sys::Reflect::own_keys(value).map_err(unreadable)?.iter() {
+        if key.as_string().as_deref() == Some("key_id") {
+            continue;
+        }
+        let field = js_sys::Reflect::get(value, &key).map_err(unreadable)?;
+        js_sys::Reflect::set(&copy, &key, &field).map_err(unreadable)?;
+    }
     Ok((copy.into(), Some(id)))
 }
