@@ -188,7 +188,7 @@ for (const [parser, spec] of Object.entries(parsers)) {
     add(parser, name("hermes-two-answer-calls"), `<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}</tool_call>\n<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}</tool_call>`, { reject: "ambiguous" });
     add(parser, name("hermes-answer-and-other-tool"), `<tool_call>{"name": "lookup", "arguments": {"q": "x"}}</tool_call>\n<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}</tool_call>`, value);
     add(parser, name("hermes-arguments-and-parameters"), `<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good)}, "parameters": ${compact(other)}}</tool_call>`, { reject: "ambiguous" });
-    add(parser, name("hermes-draft-outside-call"), `${compact(other)}\n<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}</tool_call>`, value);
+    add(parser, name("hermes-draft-outside-call"), `${compact(other)}\n<tool_call>{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}</tool_call>`, { reject: "ambiguous" });
     add(parser, name("mistral-tool-calls-array"), `[TOOL_CALLS][{"name": "${spec.wrapperName}", "arguments": ${compact(good)}}]`, value);
     add(parser, name("mistral-tool-calls-args"), `[TOOL_CALLS]${spec.wrapperName}[ARGS]${compact(good)}`, value);
     add(parser, name("mistral-other-tool"), `[TOOL_CALLS]delete_file[ARGS]{"path": "/"}`, { reject: "schema" });

@@ -82,7 +82,9 @@ fn skip_escape(introducer: char, chars: &mut std::iter::Peekable<std::str::CharI
             chars.next_if(|(_, c)| ('\u{40}'..='\u{7e}').contains(c));
         }
         ']' => {
-            while let Some((_, c)) = chars.next() {
+            // A title or a link ends at BEL or `ESC \`, and never takes a line break: an OSC left open
+            // swallows nothing past its own line.
+            while let Some((_, c)) = chars.next_if(|(_, c)| *c != '\n') {
                 if c == '\u{7}' {
                     break;
                 }

@@ -22,7 +22,7 @@
 
 use super::candidates::{Candidate, final_region, find_candidates};
 use super::noise::strip_display_noise;
-use super::reasoning::visible_answer;
+use super::reasoning::{marker_inside_string, visible_answer};
 use super::repair::{Repair, RepairKind, repair};
 use super::schema::OutputSchema;
 use super::shape::{ShapeError, conform, folded as fold, top_level_fields};
@@ -42,6 +42,28 @@ pub const MAX_RAW_IN_ERROR: usize = 16 * 1024;
 
 /// Largest model answer examined, in bytes.
 pub const MAX_ANSWER_BYTES: usize = 1 << 20;
+
+/// Most JSON values weighed in one answer (more is a model repeating itself, refused).
+pub const MAX_CANDIDATES: usize = 256;
+
+/// Whether `text` writes `field` as a key: quoted (`"pass"`, `'pass'`) or bare and followed by a colon.
+fn names_key(text: &str, field: &str) -> bool {
+    text.match_indices(field).any(|(at, _)| {
+        let before = text.get(..at).and_then(|head| head.chars().next_back());
+        let after = text.get(at + field.len()..).unwrap_or_default();
+        let quoted =
+            matches!(before, Some('"' | '\'' | '“')) && after.starts_with(['"', '\'', '”']);
+        let bare = !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && after.trim_start().starts_with(':');
+        quoted || bare
+    })
+}
+
+/// The error with the answer as received (cut to 16 KiB).
+fn with_raw(mut error: StructuredError, text: &str) -> StructuredError {
+    error.raw = clip(text);
+    error
+}
 
 /// A type a model answers with: its schema, and what the schema cannot say.
 pub trait ModelAnswer: DeserializeOwned + Serialize {
@@ -255,7 +277,8 @@ fn cut_off<T>(
 /// What the text offers once noise, reasoning and markers are dealt with: one tool call's arguments, or the
 /// candidate spans of the final part. Not generic, so it is compiled once for every answer type.
 enum Prepared {
-    ToolCall(Value),
+    /// The call's arguments, and the text of every other candidate in the final part.
+    ToolCall(Value, Vec<String>),
     Candidates {
         text: String,
         spans: Vec<(usize, usize)>,
@@ -282,6 +305,16 @@ fn prepare(
         Some((cleaned, repairs)) => (std::borrow::Cow::Owned(cleaned), repairs),
         None => (std::borrow::Cow::Borrowed(text), Vec::new()),
     };
+    if let Some(marker) = marker_inside_string(&cleaned) {
+        return Err(StructuredError::new(
+            StructuredErrorKind::Ambiguous,
+            format!(
+                "a reasoning, channel, chat-turn or tool-call marker (`{marker}`) is written inside a JSON \
+                 string: where the answer starts cannot be told; quote such text without its markers"
+            ),
+            text,
+        ));
+    }
     let visible = visible_answer(&cleaned, options.starts_in_reasoning);
     if visible.ends_in_reasoning {
         return Err(StructuredError::new(
@@ -297,7 +330,13 @@ fn prepare(
             text,
         ));
     }
-    if let Some(call) = answer_from_tool_calls(&visible.text, tool) {
+    let found = find_candidates(&visible.text);
+    let region = final_region(&visible.text, &found.candidates);
+    // Tool-call wrappers are read in the final part only, and a call there is one answer among the others.
+    let scope = region
+        .and_then(|(from, to, _)| visible.text.get(from..to))
+        .unwrap_or(&visible.text);
+    if let Some(call) = answer_from_tool_calls(scope, tool) {
         let value =
             call.map_err(|refusal| StructuredError::new(refusal.kind, refusal.message, text))?;
         let mut repairs = noise;
@@ -305,10 +344,16 @@ fn prepare(
             kind: RepairKind::ToolCall,
             offset: 0,
         });
-        return Ok((Prepared::ToolCall(value), repairs));
+        let others: Vec<String> = found
+            .candidates
+            .iter()
+            .filter(|candidate| {
+                region.is_none_or(|(from, to, _)| candidate.start >= from && candidate.end <= to)
+            })
+            .map(|candidate| candidate.text.to_owned())
+            .collect();
+        return Ok((Prepared::ToolCall(value, others), repairs));
     }
-    let found = find_candidates(&visible.text);
-    let region = final_region(&visible.text, &found.candidates);
     let marker = region.map(|(_, _, marker)| marker).or(visible.final_marker);
     if let Some(at) = found
         .unclosed
@@ -349,9 +394,30 @@ fn parse_text<T: ModelAnswer>(
     let (prepared, noise) = prepare(text, options, &schema.name)?;
     let prompt_values = prompt.map(json_values_in).unwrap_or_default();
     let (visible, spans, marker) = match prepared {
-        Prepared::ToolCall(value) => {
+        Prepared::ToolCall(value, others) => {
             return match typed::<T>(value, schema, 0, noise, text, &prompt_values) {
-                Outcome::Usable(parsed, _) => refuse_repairs(parsed, options, text),
+                Outcome::Usable(parsed, canonical) => {
+                    // An answer outside the call (or another reading of it) that disagrees: ambiguous.
+                    let disagrees = others.iter().any(|other| {
+                        let candidate = Candidate {
+                            start: 0,
+                            end: other.len(),
+                            text: other,
+                        };
+                        matches!(
+                            evaluate::<T>(&candidate, schema, "", &prompt_values),
+                            Outcome::Usable(_, ref value) if *value != canonical
+                        )
+                    });
+                    if disagrees {
+                        return Err(StructuredError::new(
+                            StructuredErrorKind::Ambiguous,
+                            "the text holds an answer besides the call of the answer tool, and they disagree",
+                            text,
+                        ));
+                    }
+                    refuse_repairs(parsed, options, text)
+                }
                 Outcome::Broken(error, _) => Err(error),
                 Outcome::NotJson(message) | Outcome::Template(message) => Err(
                     StructuredError::new(StructuredErrorKind::Template, message, text),
@@ -372,22 +438,59 @@ fn parse_text<T: ModelAnswer>(
             text: visible.get(start..end).unwrap_or_default().trim(),
         })
         .collect();
-    let evaluated: Vec<(&Candidate<'_>, Outcome<T>)> = candidates
+    if candidates.len() > MAX_CANDIDATES {
+        return Err(StructuredError::new(
+            StructuredErrorKind::NoJson,
+            format!(
+                "the answer holds {} JSON values; at most {MAX_CANDIDATES} are weighed: write one",
+                candidates.len()
+            ),
+            text,
+        ));
+    }
+    let fields = top_level_fields(&schema.schema);
+    // Errors of single candidates carry no copy of the text; the one returned gets it.
+    let evaluated: Vec<(&Candidate<'_>, Outcome<T>, bool)> = candidates
         .iter()
         .map(|candidate| {
-            (
-                candidate,
-                evaluate::<T>(candidate, schema, text, &prompt_values),
-            )
+            let outcome = evaluate::<T>(candidate, schema, "", &prompt_values);
+            let mentions_a_field = fields.iter().any(|field| names_key(candidate.text, field));
+            (candidate, outcome, mentions_a_field)
         })
         .collect();
-    let last_answer = evaluated
-        .iter()
-        .rev()
-        .find(|(_, outcome)| matches!(outcome, Outcome::Usable(..) | Outcome::Broken(_, true)));
-    if let Some((_, Outcome::Broken(error, _))) = last_answer {
-        return Err(error.clone());
+    // The last candidate that is the answer or tries to be one (it names one of the answer's fields, even
+    // broken, wrapped, templated or not JSON at all) decides when it is not usable: a broken final answer is
+    // never replaced by an earlier draft.
+    let last_answer = evaluated.iter().rev().find(|(_, outcome, mentions)| {
+        matches!(outcome, Outcome::Usable(..) | Outcome::Broken(_, true)) || *mentions
+    });
+    match last_answer {
+        Some((_, Outcome::Broken(error, _), _)) => return Err(with_raw(error.clone(), text)),
+        Some((_, Outcome::Template(message), _)) => {
+            return Err(StructuredError::new(
+                StructuredErrorKind::Template,
+                message.clone(),
+                text,
+            ));
+        }
+        Some((_, Outcome::NotJson(message), _)) => {
+            return Err(StructuredError::new(
+                match marker {
+                    Some(_) => StructuredErrorKind::FinalUnreadable,
+                    None => StructuredErrorKind::NoJson,
+                },
+                format!(
+                    "the last answer is not valid JSON: {message}; no earlier draft is read in its place"
+                ),
+                text,
+            ));
+        }
+        _ => {}
     }
+    let evaluated: Vec<(&Candidate<'_>, Outcome<T>)> = evaluated
+        .into_iter()
+        .map(|(candidate, outcome, _)| (candidate, outcome))
+        .collect();
     let pool: Vec<(&Candidate<'_>, &Parsed<T>, &Value)> = evaluated
         .iter()
         .filter_map(|(candidate, outcome)| match outcome {
@@ -396,7 +499,7 @@ fn parse_text<T: ModelAnswer>(
         })
         .collect();
     let Some(&(chosen_candidate, _, canonical)) = pool.last() else {
-        return Err(no_answer(&evaluated, text, marker));
+        return Err(with_raw(no_answer(&evaluated, text, marker), text));
     };
     if pool.iter().any(|(_, _, other)| *other != canonical) {
         let mut distinct: Vec<Value> = Vec::new();

@@ -290,3 +290,68 @@ fn without_turn_ends(text: &str) -> String {
     }
     out
 }
+
+/// Markers that decide where an answer starts; inside a JSON string they would move that boundary.
+const BOUNDARY_MARKERS: [&str; 12] = [
+    "<think",
+    "</think",
+    "<reasoning",
+    "</reasoning",
+    "<analysis",
+    "</analysis",
+    "<|",
+    "assistantfinal",
+    "<tool_call>",
+    "[tool_calls]",
+    "<start_of_turn>",
+    "considering the limited time by the user",
+];
+
+/// The first reasoning, channel, chat-turn or tool-call marker written inside a JSON string (a quote of
+/// another model's output in an answer's evidence, say). The markers are read before any JSON is, so such a
+/// string would move where the answer starts: the caller refuses the text. A string that is exactly one
+/// tag (`"<reasoning>"`, a template's placeholder) is not a marker.
+pub fn marker_inside_string(text: &str) -> Option<&'static str> {
+    if !text.contains(['<', '[', 'a', 'A', 'c', 'C']) {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut index = 0;
+    while let Some(&byte) = bytes.get(index) {
+        match byte {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' if depth > 0 => {
+                let start = index + 1;
+                let mut end = start;
+                let mut escaped = false;
+                while let Some(&inner) = bytes.get(end) {
+                    match (escaped, inner) {
+                        (true, _) => escaped = false,
+                        (false, b'\\') => escaped = true,
+                        (false, b'"') => break,
+                        _ => {}
+                    }
+                    end += 1;
+                }
+                let content = text.get(start..end.min(text.len())).unwrap_or_default();
+                let whole_tag = content.trim().starts_with('<')
+                    && content.trim().ends_with('>')
+                    && content.trim().matches('<').count() == 1;
+                if !whole_tag {
+                    if let Some(marker) = BOUNDARY_MARKERS
+                        .iter()
+                        .find(|marker| find_ascii_ci(content, marker, 0).is_some())
+                    {
+                        return Some(marker);
+                    }
+                }
+                index = end;
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    None
+}
