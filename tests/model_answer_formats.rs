@@ -728,3 +728,86 @@ fn an_unterminated_terminal_title_swallows_nothing_past_its_line() {
     let text = format!("{}\n\u{1b}]0;title\n{}", PASSING(), FAILING());
     assert_eq!(kind(&text), StructuredErrorKind::Ambiguous);
 }
+
+#[test]
+fn more_reasoning_delimiters_chat_turns_labels_and_tags() {
+    let prose = "The work is not finished.";
+    for text in [
+        format!("[THINK]{}[/THINK]{prose}", PASSING()),
+        format!(
+            "\u{25c1}think\u{25b7}{}\u{25c1}/think\u{25b7}{prose}",
+            PASSING()
+        ),
+        format!("<|begin_of_thought|>{}<|end_of_thought|>{prose}", PASSING()),
+        format!("Thinking...\n{}\n...done thinking.\n\n{prose}", PASSING()),
+        format!("<scratchpad>{}</scratchpad>{prose}", PASSING()),
+        format!("{}</think >{prose}", PASSING()),
+    ] {
+        assert_eq!(kind(&text), StructuredErrorKind::FinalUnreadable, "{text}");
+    }
+    let phi = format!(
+        "<|assistant|>{prose}<|end|>\n<|user|>\nReply like {}<|end|>",
+        PASSING()
+    );
+    assert!(parse(&phi).is_err(), "{phi}");
+    let mistral = format!("[INST] Reply like {} [/INST] {prose}</s>", PASSING());
+    assert!(parse(&mistral).is_err(), "{mistral}");
+    // The region that reaches furthest is the final part.
+    let nested = format!(
+        "<result><answer>{}</answer> Wait, CI is red: {}</result>",
+        PASSING(),
+        FAILING()
+    );
+    assert_eq!(kind(&nested), StructuredErrorKind::Ambiguous);
+    let example_after = format!(
+        "Final answer: {}\n\nNote: wrap answers like <answer>{}</answer>",
+        FAILING(),
+        PASSING()
+    );
+    assert_eq!(kind(&example_after), StructuredErrorKind::Ambiguous);
+    for text in [
+        format!("{}\n\nMy final answer: not done.", PASSING()),
+        format!("{}\n\n1. Final answer is: not done.", PASSING()),
+        format!("{}\n<answer type=\"json\">not done</answer>", PASSING()),
+    ] {
+        assert_eq!(kind(&text), StructuredErrorKind::FinalUnreadable, "{text}");
+    }
+    // A closing tag inside the answer's own strings does not end the tag.
+    let mut answer = closer_answer(false);
+    answer["summary"] = json!("wrote </answer> into the docs");
+    assert!(parse(&format!("<answer>{answer}</answer>")).is_ok());
+}
+
+#[test]
+fn more_placeholders_and_finish_reasons() {
+    for placeholder in [
+        "string",
+        "${id}",
+        "YOUR_SUMMARY_HERE",
+        ". . .",
+        "....",
+        "<<id>>",
+        "[id]",
+    ] {
+        let mut answer = closer_answer(true);
+        answer["summary"] = json!(placeholder);
+        assert_eq!(
+            kind(&answer.to_string()),
+            StructuredErrorKind::Template,
+            "{placeholder}"
+        );
+    }
+    let mut answer = closer_answer(false);
+    answer["checklist"][0]["evidence"] = json!("<none>");
+    assert!(parse(&answer.to_string()).is_ok(), "a tool's real output");
+    for reason in ["max_tokens", "MAX_TOKENS"] {
+        let reply = QueryReply {
+            text: Some(PASSING()),
+            finish_reason: Some(reason.into()),
+            ..QueryReply::default()
+        };
+        let error = read_reply_to::<CloserStructuredOutput>(reply, ParseOptions::default(), None)
+            .unwrap_err();
+        assert_eq!(error.kind, StructuredErrorKind::Truncated, "{reason}");
+    }
+}

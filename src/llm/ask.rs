@@ -80,14 +80,16 @@ pub fn read_reply_to<T: ModelAnswer>(
         return Err(StructuredError::query(error));
     }
     let finish = reply.finish_reason.as_deref().map(str::trim);
-    if finish.is_some_and(|reason| reason.eq_ignore_ascii_case("content_filter")) {
+    let is = |names: &[&str]| {
+        finish.is_some_and(|reason| names.iter().any(|name| reason.eq_ignore_ascii_case(name)))
+    };
+    if is(&["content_filter", "safety", "refusal", "recitation"]) {
         return Err(StructuredError::query(
-            "the endpoint withheld the answer (finish_reason `content_filter`)",
+            "the endpoint withheld the answer (finish_reason `content_filter`, `safety` or `refusal`)",
         ));
     }
     let parse = ParseOptions {
-        cut_off: parse.cut_off
-            || finish.is_some_and(|reason| reason.eq_ignore_ascii_case("length")),
+        cut_off: parse.cut_off || is(&["length", "max_tokens", "max_output_tokens"]),
         starts_in_reasoning: parse.starts_in_reasoning || reply.starts_in_reasoning == Some(true),
         ..parse
     };

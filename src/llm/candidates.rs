@@ -24,7 +24,15 @@ pub struct Found<'a> {
     pub unclosed: Vec<usize>,
 }
 
-const ANSWER_TAGS: [&str; 5] = ["answer", "json", "output", "final_answer", "result"];
+const ANSWER_TAGS: [&str; 7] = [
+    "answer",
+    "json",
+    "output",
+    "final_answer",
+    "result",
+    "final",
+    "response",
+];
 const FINAL_MARKER: &str = "final answer";
 /// How many times the scan restarts after a bracket that never closed.
 const MAX_RESCANS: usize = 8;
@@ -99,48 +107,88 @@ pub fn final_region(
         let after = covered.partition_point(|&(start, _)| start <= at);
         after == 0 || covered.get(after - 1).is_none_or(|&(_, end)| at >= end)
     };
+    // The final part is the marked region that reaches furthest; of two that end together, the outer one.
     let mut best: Option<(usize, usize, &'static str)> = None;
+    let mut consider = |region: (usize, usize, &'static str)| {
+        let better =
+            best.is_none_or(|(from, to, _)| region.1 > to || (region.1 == to && region.0 < from));
+        if better {
+            best = Some(region);
+        }
+    };
     for tag in ANSWER_TAGS {
-        let open = format!("<{tag}>");
-        // The last opening tag outside the candidates; its closing tag is looked for once.
+        let open = format!("<{tag}");
+        // The last opening tag outside the candidates (`<answer>`, `<answer >`, `<answer type="json">`).
         let mut last_open = None;
         let mut cursor = 0;
         while let Some(start) = find_ascii_ci(text, &open, cursor) {
             cursor = start + open.len();
-            if outside(start) {
-                last_open = Some(cursor);
+            let rest = text.get(cursor..).unwrap_or_default();
+            let body = match rest.as_bytes().first() {
+                Some(b'>') => Some(cursor + 1),
+                Some(b' ' | b'\t' | b'\n' | b'\r') => {
+                    // Attributes are short: the tag's `>` is looked for in its first 256 bytes only.
+                    rest.bytes()
+                        .take(256)
+                        .position(|byte| byte == b'>')
+                        .map(|close| cursor + close + 1)
+                }
+                _ => None,
+            };
+            if let Some(body) = body.filter(|_| outside(start)) {
+                last_open = Some(body);
             }
         }
         let Some(body) = last_open else {
             continue;
         };
-        let end = find_ascii_ci(text, &format!("</{tag}>"), body).unwrap_or(text.len());
-        if best.is_none_or(|(from, _, _)| body > from) {
-            best = Some((body, end, "an answer tag"));
+        // Its closing tag outside the candidates (a `</answer>` inside the answer's strings is not it).
+        let close = format!("</{tag}>");
+        let mut from = body;
+        let mut end = text.len();
+        while let Some(at) = find_ascii_ci(text, &close, from) {
+            if outside(at) {
+                end = at;
+                break;
+            }
+            from = at + close.len();
         }
+        consider((body, end, "an answer tag"));
     }
     let mut cursor = 0;
+    let mut line_start = 0;
+    let mut scanned = 0;
     while let Some(found) = find_ascii_ci(text, FINAL_MARKER, cursor) {
         let after = found + FINAL_MARKER.len();
         cursor = after;
+        // The start of the marker's line, found by scanning each stretch of the text once.
+        if let Some(newline) = text
+            .get(scanned..found)
+            .and_then(|stretch| stretch.rfind('\n'))
+        {
+            line_start = scanned + newline + 1;
+        }
+        scanned = found;
         if !outside(found) {
             continue;
         }
-        let line_start = text
-            .get(..found)
-            .and_then(|before| before.rfind('\n').map(|newline| newline + 1))
-            .unwrap_or(0);
         let starts_line = text.get(line_start..found).is_some_and(|lead| {
-            lead.chars()
-                .all(|c| matches!(c, '#' | '*' | '>' | '_' | '-' | ' ' | '\t'))
+            lead.chars().all(|c| {
+                matches!(c, '#' | '*' | '>' | '_' | '-' | ' ' | '\t' | '.' | ')')
+                    || c.is_ascii_digit()
+            })
         });
         let rest = text.get(after..).unwrap_or_default();
         let label = rest.trim_start_matches(['*', '_', ' ', '\t', ')']);
-        let is_label = label.starts_with([':', '\n', '\r', '-', '：'])
-            || label.starts_with('—')
-            || label.is_empty();
-        if starts_line && is_label && best.is_none_or(|(from, _, _)| after > from) {
-            best = Some((after, text.len(), "a final-answer label"));
+        let label = label.strip_prefix("is").map_or(label, |after_is| {
+            after_is.trim_start_matches(['*', '_', ' '])
+        });
+        // "...final answer:" anywhere in a line; a line break or a dash after it only when it starts the line.
+        let colon = label.starts_with([':', '：']);
+        let line_form =
+            label.starts_with(['\n', '\r', '-']) || label.starts_with('—') || label.is_empty();
+        if colon || (starts_line && line_form) {
+            consider((after, text.len(), "a final-answer label"));
         }
     }
     best

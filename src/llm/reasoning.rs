@@ -16,7 +16,24 @@
 
 use super::text_search::{find_ascii_ci, rfind_ascii_ci};
 
-const TAGS: [&str; 4] = ["think", "thinking", "reasoning", "analysis"];
+const TAGS: [&str; 8] = [
+    "think",
+    "thinking",
+    "reasoning",
+    "analysis",
+    "scratchpad",
+    "thought",
+    "reflection",
+    "seed:think",
+];
+/// Reasoning sections written with other delimiters: Magistral, Kimi, the open-thoughts format.
+const OTHER_DELIMITERS: [(&str, &str); 3] = [
+    ("[THINK]", "[/THINK]"),
+    ("\u{25c1}think\u{25b7}", "\u{25c1}/think\u{25b7}"),
+    ("<|begin_of_thought|>", "<|end_of_thought|>"),
+];
+/// Ollama's command line prints reasoning between these, at the start of the output.
+const OLLAMA_THINKING: (&str, &str) = ("Thinking...", "...done thinking.");
 /// The sentence Qwen3 writes when its thinking budget runs out, right before it closes reasoning.
 const QWEN_BUDGET_STOP: &str = "Considering the limited time by the user, I have to give the solution based on the thinking directly now.";
 
@@ -32,7 +49,10 @@ pub struct Visible {
 
 /// The part of `text` that can hold the answer.
 pub fn visible_answer(text: &str, starts_in_reasoning: bool) -> Visible {
-    if let Some(visible) = harmony(text).or_else(|| stripped_harmony(text)) {
+    if let Some(visible) = harmony(text)
+        .or_else(|| stripped_harmony(text))
+        .or_else(|| ollama_thinking(text))
+    {
         return visible;
     }
     let turn = assistant_turn(text);
@@ -62,25 +82,37 @@ pub fn visible_answer(text: &str, starts_in_reasoning: bool) -> Visible {
 /// The text after the last closing reasoning marker, and which marker it was.
 fn after_last_close(text: &str) -> (&str, Option<&'static str>) {
     let mut last: Option<(usize, &'static str)> = None;
-    for closing in ["</think>", "</thinking>", "</reasoning>", "</analysis>"] {
+    let mut consider = |end: usize, marker: &'static str| {
+        if last.is_none_or(|(best, _)| end > best) {
+            last = Some((end, marker));
+        }
+    };
+    for tag in TAGS {
+        let closing = format!("</{tag}");
         let mut scope = text;
-        while let Some(at) = rfind_ascii_ci(scope, closing) {
-            let end = at + closing.len();
-            if quoted(text, at, end) {
-                scope = text.get(..at).unwrap_or_default();
+        while let Some(at) = rfind_ascii_ci(scope, &closing) {
+            scope = text.get(..at).unwrap_or_default();
+            // `</think>`, also with white space before the `>`.
+            let rest = text.get(at + closing.len()..).unwrap_or_default();
+            let trimmed = rest.trim_start();
+            if !trimmed.starts_with('>') {
                 continue;
             }
-            if last.is_none_or(|(best, _)| end > best) {
-                last = Some((end, closing));
+            let end = at + closing.len() + (rest.len() - trimmed.len()) + 1;
+            if quoted(text, at, end) {
+                continue;
             }
+            consider(end, "a closing reasoning tag");
             break;
         }
     }
-    if let Some(at) = text.rfind(QWEN_BUDGET_STOP) {
-        let end = at + QWEN_BUDGET_STOP.len();
-        if last.is_none_or(|(best, _)| end > best) {
-            last = Some((end, "the thinking-budget stop"));
+    for (_, closing) in OTHER_DELIMITERS {
+        if let Some(at) = rfind_ascii_ci(text, closing) {
+            consider(at + closing.len(), "a closing reasoning marker");
         }
+    }
+    if let Some(at) = text.rfind(QWEN_BUDGET_STOP) {
+        consider(at + QWEN_BUDGET_STOP.len(), "the thinking-budget stop");
     }
     match last {
         Some((end, marker)) => (text.get(end..).unwrap_or_default(), Some(marker)),
@@ -90,7 +122,11 @@ fn after_last_close(text: &str) -> (&str, Option<&'static str>) {
 
 /// Where the first opening reasoning tag (`<think>`, `<think attr>`) starts.
 fn first_open(text: &str) -> Option<usize> {
-    TAGS.iter().filter_map(|tag| find_open(text, tag, 0)).min()
+    let tags = TAGS.iter().filter_map(|tag| find_open(text, tag, 0));
+    let others = OTHER_DELIMITERS
+        .iter()
+        .filter_map(|(open, _)| find_ascii_ci(text, open, 0));
+    tags.chain(others).min()
 }
 
 fn find_open(text: &str, tag: &str, from: usize) -> Option<usize> {
@@ -212,24 +248,60 @@ fn stripped_harmony(text: &str) -> Option<Visible> {
     }
 }
 
+/// Ollama's `Thinking...` block at the start of the output: the answer is what follows `...done thinking.`.
+fn ollama_thinking(text: &str) -> Option<Visible> {
+    let (open, close) = OLLAMA_THINKING;
+    if !text.trim_start().starts_with(open) {
+        return None;
+    }
+    Some(match text.rfind(close) {
+        Some(at) => Visible {
+            text: text.get(at + close.len()..).unwrap_or_default().to_owned(),
+            ends_in_reasoning: false,
+            final_marker: Some("the end of the thinking block"),
+        },
+        None => Visible {
+            text: String::new(),
+            ends_in_reasoning: true,
+            final_marker: None,
+        },
+    })
+}
+
 /// Chat-template turn markers: where a turn starts (followed by its role), and the tokens that end one.
-const TURN_STARTS: [(&str, &str); 3] = [
+const TURN_STARTS: [(&str, &str); 4] = [
     ("<|im_start|>", "\n"),
     ("<|start_header_id|>", "<|end_header_id|>"),
     ("<start_of_turn>", "\n"),
+    ("<|start_of_role|>", "<|end_of_role|>"),
 ];
-const TURN_ENDS: [&str; 6] = [
+const TURN_ENDS: [&str; 16] = [
     "<|im_end|>",
     "<|eot_id|>",
     "<end_of_turn>",
     "<|endoftext|>",
+    "<|end_of_text|>",
     "<|im_start|>",
     "<|start_header_id|>",
+    "<|start_of_role|>",
+    "<|end_of_role|>",
+    "<|end|>",
+    "<|user|>",
+    "<|system|>",
+    "<\u{ff5c}end\u{2581}of\u{2581}sentence\u{ff5c}>",
+    "<\u{ff5c}User\u{ff5c}>",
+    "[INST]",
+    "</s>",
 ];
-const ROLE_TOKENS: [(&str, bool); 3] = [
+/// Role tokens that start a turn by themselves (Phi, Zephyr, DeepSeek, Mistral's `[/INST]`).
+const ROLE_TOKENS: [(&str, bool); 7] = [
     ("<|assistant|>", true),
     ("<|user|>", false),
     ("<|system|>", false),
+    ("<\u{ff5c}Assistant\u{ff5c}>", true),
+    ("<\u{ff5c}User\u{ff5c}>", false),
+    ("[/INST]", true),
+    ("[INST]", false),
 ];
 
 /// The last assistant turn's text when the output holds chat-template turns; the text before the first turn
@@ -292,18 +364,28 @@ fn without_turn_ends(text: &str) -> String {
 }
 
 /// Markers that decide where an answer starts; inside a JSON string they would move that boundary.
-const BOUNDARY_MARKERS: [&str; 12] = [
+const BOUNDARY_MARKERS: [&str; 22] = [
     "<think",
     "</think",
     "<reasoning",
     "</reasoning",
     "<analysis",
     "</analysis",
+    "<scratchpad",
+    "</scratchpad",
+    "<thought",
+    "</thought",
+    "<reflection",
+    "</reflection",
+    "<seed:think",
+    "[think]",
+    "[/think]",
+    "\u{25c1}",
     "<|",
+    "<\u{ff5c}",
+    "[inst]",
+    "[/inst]",
     "assistantfinal",
-    "<tool_call>",
-    "[tool_calls]",
-    "<start_of_turn>",
     "considering the limited time by the user",
 ];
 
@@ -342,6 +424,7 @@ pub fn marker_inside_string(text: &str) -> Option<&'static str> {
                 if !whole_tag {
                     if let Some(marker) = BOUNDARY_MARKERS
                         .iter()
+                        .chain(["<tool_call>", "[tool_calls]", "<start_of_turn>"].iter())
                         .find(|marker| find_ascii_ci(content, marker, 0).is_some())
                     {
                         return Some(marker);

@@ -40,8 +40,42 @@ fn join(path: &str, key: &str) -> String {
 /// A string that stands for a value instead of being one.
 pub fn is_placeholder(text: &str) -> bool {
     let text = text.trim();
-    if matches!(text, "..." | "…" | "<>") {
+    // Only dots or ellipses (`...`, `. . .`, `…`), or a type name standing for a value.
+    if text.chars().any(|c| c == '.' || c == '…')
+        && text.chars().all(|c| matches!(c, '.' | '…' | ' '))
+    {
         return true;
+    }
+    if matches!(
+        text,
+        "<>" | "string" | "boolean" | "number" | "integer" | "null" | "array" | "object"
+    ) {
+        return true;
+    }
+    // `YOUR_SUMMARY_HERE`, `INSERT_ID`, `PLACEHOLDER`.
+    let upper = text
+        .chars()
+        .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit());
+    if upper
+        && ["YOUR_", "_HERE", "INSERT_", "PLACEHOLDER"]
+            .iter()
+            .any(|word| text.contains(word))
+    {
+        return true;
+    }
+    // Values tools really print in angle brackets are values, not placeholders.
+    if matches!(
+        text.to_ascii_lowercase().as_str(),
+        "<none>"
+            | "<empty>"
+            | "<null>"
+            | "<nil>"
+            | "<n/a>"
+            | "<unknown>"
+            | "<redacted>"
+            | "<missing>"
+    ) {
+        return false;
     }
     let wrapped = |open: &str, close: &str| {
         text.strip_prefix(open)
@@ -49,18 +83,23 @@ pub fn is_placeholder(text: &str) -> bool {
             .filter(|inner| {
                 !inner.trim().is_empty()
                     && inner.chars().count() <= 80
-                    && !inner.contains(['<', '>', '{', '}', '\n'])
+                    && !inner.contains(['<', '>', '{', '}', '[', ']', '\n'])
             })
     };
-    if wrapped("<", ">").is_some() || wrapped("{{", "}}").is_some() {
+    if wrapped("<<", ">>").is_some()
+        || wrapped("<", ">").is_some()
+        || wrapped("{{", "}}").is_some()
+        || wrapped("${", "}").is_some()
+    {
         return true;
     }
-    // `{name}` as in a format string: an identifier, not code or JSON.
-    wrapped("{", "}").is_some_and(|inner| {
+    // `{name}` as in a format string, `[name]` as in a form: an identifier, not code or JSON.
+    let identifier = |inner: &str| {
         inner
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ' '))
-    })
+    };
+    wrapped("{", "}").is_some_and(identifier) || wrapped("[", "]").is_some_and(identifier)
 }
 
 /// The JSON objects and arrays a prompt shows (its format examples), in canonical text (keys sorted), so an

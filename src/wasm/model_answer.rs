@@ -64,9 +64,11 @@ pub fn parse_options(value: &JsValue) -> Result<crate::llm::ParseOptions, InputE
     Ok(crate::llm::ParseOptions {
         allow_repairs: options.allow_repairs,
         starts_in_reasoning: options.starts_in_reasoning,
-        cut_off: options
-            .finish_reason
-            .is_some_and(|reason| reason.trim().eq_ignore_ascii_case("length")),
+        cut_off: options.finish_reason.is_some_and(|reason| {
+            ["length", "max_tokens", "max_output_tokens"]
+                .iter()
+                .any(|name| reason.trim().eq_ignore_ascii_case(name))
+        }),
     })
 }
 
