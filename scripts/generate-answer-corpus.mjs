@@ -175,6 +175,21 @@ for (const [parser, spec] of Object.entries(parsers)) {
     add(parser, name("qwen3-budget-stop-tags-stripped"), `Let me see: ${compact(other)}\n${QWEN_BUDGET_STOP}\n\n${compact(good)}`, value);
     add(parser, name("think-never-closed"), `<think>Checking ${compact(other)}`, { reject: "truncated" });
 
+    add(parser, name("magistral-think-then-prose"), `[THINK]${compact(other)}[/THINK]Not acceptable yet.`, { reject: "final_unreadable" });
+    add(parser, name("magistral-think-then-answer"), `[THINK]${compact(other)}[/THINK]${compact(good)}`, value);
+    add(parser, name("kimi-think-then-answer"), `\u25c1think\u25b7${compact(other)}\u25c1/think\u25b7\n${compact(good)}`, value);
+    add(parser, name("open-thoughts-then-answer"), `<|begin_of_thought|>${compact(other)}<|end_of_thought|>\n<|begin_of_solution|>${compact(good)}<|end_of_solution|>`, value);
+    add(parser, name("ollama-thinking-then-prose"), `Thinking...\n${compact(other)}\n...done thinking.\n\nNot acceptable yet.`, { reject: "final_unreadable" });
+    add(parser, name("spaced-closing-tag-then-prose"), `${compact(other)}</think >Not acceptable yet.`, { reject: "final_unreadable" });
+    add(parser, name("phi3-answer-then-echo"), `<|assistant|>${compact(good)}<|end|>\n<|user|>\nReply like ${compact(other)}<|end|>`, value);
+    add(parser, name("mistral-inst-echo-then-answer"), `[INST] Reply like ${compact(other)} [/INST] ${compact(good)}</s>`, value);
+    add(parser, name("nested-answer-tags-disagree"), `<result><answer>${compact(other)}</answer> On reflection: ${compact(good)}</result>`, { reject: "ambiguous" });
+    add(parser, name("label-then-example-tag"), `Final answer: ${compact(good)}\n\nNext time wrap it like <answer>${compact(other)}</answer>`, { reject: "ambiguous" });
+    add(parser, name("my-final-answer-prose"), `${compact(other)}\n\nMy final answer: not acceptable yet.`, { reject: "final_unreadable" });
+    add(parser, name("draft-then-broken-final"), `Draft:\n${compact(other)}\n\nCorrected:\n${compact(good).replace(/,"/, ' "')}`, { reject: "no_json" });
+    add(parser, name("draft-then-wrapped-final"), `Draft:\n${compact(other)}\n\nCorrected:\n${compact({ revised: good })}`, { reject: "schema" });
+    add(parser, name("marker-quoted-in-a-string"), compact(good).replace(/"([^"]*)"\s*:\s*"/, '"$1":"quoted </think> '), { reject: "ambiguous" });
+
     // Display noise is not syntax.
     add(parser, name("terminal-bold"), `\u001b[1m${compact(good)}\u001b[0m`, value);
     add(parser, name("terminal-colours-pretty"), `\u001b[32m${pretty(good)}\u001b[39m\n`, value);
