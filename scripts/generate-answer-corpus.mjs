@@ -148,7 +148,7 @@ for (const [parser, spec] of Object.entries(parsers)) {
     add(parser, name("draft-then-final-answer-prose"), `Draft: ${compact(other)}\n\nFinal answer: the work is not finished.`, { reject: "final_unreadable" });
     add(parser, name("draft-then-final-answer-heading-yaml"), `${pretty(other)}\n\n## Final answer\n\nverdict: no\n`, { reject: "final_unreadable" });
     add(parser, name("draft-then-final-answer-json"), `${compact(other)}\n\nFinal answer:\n${compact(good)}`, value);
-    add(parser, name("result-tag-then-example"), `<result>${compact(good)}</result>\nFor example: ${compact(other)}`, value);
+    add(parser, name("result-tag-then-example"), `<result>${compact(good)}</result>\nFor example: ${compact(other)}`, { reject: "ambiguous" });
     add(parser, name("final-answer-in-a-sentence"), `${compact(good)}\nThat is my final answer.`, value);
 
     // Templates are never answers.

@@ -79,17 +79,12 @@ pub fn read_reply_to<T: ModelAnswer>(
     if let Some(error) = reply.error {
         return Err(StructuredError::query(error));
     }
-    let finish = reply.finish_reason.as_deref().map(str::trim);
-    let is = |names: &[&str]| {
-        finish.is_some_and(|reason| names.iter().any(|name| reason.eq_ignore_ascii_case(name)))
-    };
-    if is(&["content_filter", "safety", "refusal", "recitation"]) {
-        return Err(StructuredError::query(
-            "the endpoint withheld the answer (finish_reason `content_filter`, `safety` or `refusal`)",
-        ));
+    let finish = reply.finish_reason.as_deref();
+    if let Some(error) = finish.and_then(withheld) {
+        return Err(error);
     }
     let parse = ParseOptions {
-        cut_off: parse.cut_off || is(&["length", "max_tokens", "max_output_tokens"]),
+        cut_off: parse.cut_off || finish.is_some_and(cut_off_by),
         starts_in_reasoning: parse.starts_in_reasoning || reply.starts_in_reasoning == Some(true),
         ..parse
     };
@@ -106,6 +101,42 @@ pub fn read_reply_to<T: ModelAnswer>(
             "the query returned neither structuredOutput nor an error",
         )),
     }
+}
+
+/// Whether a finish reason says the generation stopped at a token or context limit (OpenAI `length`,
+/// Anthropic `max_tokens` and `model_context_window_exceeded`, Gemini `MAX_TOKENS`, Mistral `model_length`).
+pub fn cut_off_by(finish_reason: &str) -> bool {
+    [
+        "length",
+        "max_tokens",
+        "max_output_tokens",
+        "model_length",
+        "model_context_window_exceeded",
+    ]
+    .iter()
+    .any(|name| finish_reason.trim().eq_ignore_ascii_case(name))
+}
+
+/// The error when a finish reason says the endpoint withheld the answer (a content filter, a safety stop,
+/// a refusal, a recitation stop).
+pub fn withheld(finish_reason: &str) -> Option<StructuredError> {
+    [
+        "content_filter",
+        "safety",
+        "refusal",
+        "recitation",
+        "prohibited_content",
+        "blocklist",
+        "spii",
+    ]
+    .iter()
+    .any(|name| finish_reason.trim().eq_ignore_ascii_case(name))
+    .then(|| {
+        StructuredError::query(format!(
+            "the endpoint withheld the answer (finish_reason `{}`)",
+            finish_reason.trim()
+        ))
+    })
 }
 
 /// The prompt for a re-ask: the original, then what was wrong with the last answer.

@@ -22,6 +22,8 @@ pub struct Candidate<'a> {
 pub struct Found<'a> {
     pub candidates: Vec<Candidate<'a>>,
     pub unclosed: Vec<usize>,
+    /// More brackets were left open than the scan restarts after: the rest of the text was not read.
+    pub exhausted: bool,
 }
 
 const ANSWER_TAGS: [&str; 7] = [
@@ -51,10 +53,11 @@ pub fn find_candidates(text: &str) -> Found<'_> {
                 text: trimmed,
             }],
             unclosed: Vec::new(),
+            exhausted: false,
         };
     }
     let mut spans = fenced_blocks(text);
-    let (balanced, unclosed) = balanced_spans(text);
+    let (balanced, unclosed, exhausted) = balanced_spans_checked(text);
     spans.extend(balanced);
     spans.sort_unstable();
     spans.dedup();
@@ -79,6 +82,7 @@ pub fn find_candidates(text: &str) -> Found<'_> {
     Found {
         candidates,
         unclosed,
+        exhausted,
     }
 }
 
@@ -135,7 +139,7 @@ pub fn final_region(
                 }
                 _ => None,
             };
-            if let Some(body) = body.filter(|_| outside(start)) {
+            if let Some(body) = body.filter(|_| outside(start) && starts_its_line(text, start)) {
                 last_open = Some(body);
             }
         }
@@ -156,35 +160,37 @@ pub fn final_region(
         consider((body, end, "an answer tag"));
     }
     let mut cursor = 0;
-    let mut line_start = 0;
-    let mut scanned = 0;
     while let Some(found) = find_ascii_ci(text, FINAL_MARKER, cursor) {
         let after = found + FINAL_MARKER.len();
         cursor = after;
-        // The start of the marker's line, found by scanning each stretch of the text once.
-        if let Some(newline) = text
-            .get(scanned..found)
-            .and_then(|stretch| stretch.rfind('\n'))
-        {
-            line_start = scanned + newline + 1;
-        }
-        scanned = found;
         if !outside(found) {
             continue;
         }
-        let starts_line = text.get(line_start..found).is_some_and(|lead| {
-            lead.chars().all(|c| {
-                matches!(c, '#' | '*' | '>' | '_' | '-' | ' ' | '\t' | '.' | ')')
-                    || c.is_ascii_digit()
-            })
+        let Some(lead) = short_line_lead(text, found) else {
+            continue;
+        };
+        let starts_line = lead.chars().all(|c| {
+            matches!(
+                c,
+                '#' | '*' | '>' | '_' | '-' | ' ' | '\t' | '.' | ')' | '\r'
+            ) || c.is_ascii_digit()
         });
         let rest = text.get(after..).unwrap_or_default();
         let label = rest.trim_start_matches(['*', '_', ' ', '\t', ')']);
         let label = label.strip_prefix("is").map_or(label, |after_is| {
             after_is.trim_start_matches(['*', '_', ' '])
         });
-        // "...final answer:" anywhere in a line; a line break or a dash after it only when it starts the line.
-        let colon = label.starts_with([':', '：']);
+        // "Final answer:" after at most three words ("My final answer:", "1. Final answer is:"); a line
+        // break or a dash after it only when it starts the line.
+        let short_lead = lead.split_whitespace().count() <= 3
+            && lead.chars().all(|c| {
+                c.is_alphanumeric()
+                    || matches!(
+                        c,
+                        ' ' | '\t' | '#' | '*' | '>' | '_' | '-' | '.' | ')' | '\r'
+                    )
+            });
+        let colon = short_lead && label.starts_with([':', '：']);
         let line_form =
             label.starts_with(['\n', '\r', '-']) || label.starts_with('—') || label.is_empty();
         if colon || (starts_line && line_form) {
@@ -192,6 +198,29 @@ pub fn final_region(
         }
     }
     best
+}
+
+/// What comes before `at` on its line, when that is at most 64 bytes (a marker further into a line is not
+/// one); looked for in bounded time.
+fn short_line_lead(text: &str, at: usize) -> Option<&str> {
+    let from = at.saturating_sub(64);
+    let window = text.get(from..at).or_else(|| {
+        // `from` inside a character: widen to its start.
+        (0..from).rev().find_map(|start| text.get(start..at))
+    })?;
+    match window.rfind('\n') {
+        Some(newline) => window.get(newline + 1..),
+        None if from == 0 => Some(window),
+        None => None,
+    }
+}
+
+/// Whether only white space or markdown decoration comes before `at` on its line.
+fn starts_its_line(text: &str, at: usize) -> bool {
+    short_line_lead(text, at).is_some_and(|line| {
+        line.chars()
+            .all(|c| matches!(c, ' ' | '\t' | '#' | '*' | '>' | '-' | '\r'))
+    })
 }
 
 /// The candidates' spans merged into sorted, disjoint ranges (fenced blocks may hold balanced spans).
@@ -228,10 +257,17 @@ fn fenced_blocks(text: &str) -> Vec<(usize, usize)> {
 }
 
 /// The maximal balanced bracket spans, and the brackets that never close (outermost first).
-fn balanced_spans(text: &str) -> (Vec<(usize, usize)>, Vec<usize>) {
+pub(crate) fn balanced_spans(text: &str) -> (Vec<(usize, usize)>, Vec<usize>) {
+    let (maximal, unclosed, _) = balanced_spans_checked(text);
+    (maximal, unclosed)
+}
+
+/// [`balanced_spans`], and whether the rescans ran out with a bracket still open (the rest unread).
+fn balanced_spans_checked(text: &str) -> (Vec<(usize, usize)>, Vec<usize>, bool) {
     let mut spans = Vec::new();
     let mut from = 0;
     let mut unclosed = Vec::new();
+    let mut exhausted = true;
     for _ in 0..=MAX_RESCANS {
         let (found, still_open) = scan(text, from);
         spans.extend(found);
@@ -240,7 +276,10 @@ fn balanced_spans(text: &str) -> (Vec<(usize, usize)>, Vec<usize>) {
                 unclosed.push(open);
                 from = open + 1;
             }
-            None => break,
+            None => {
+                exhausted = false;
+                break;
+            }
         }
     }
     // Keep the outermost spans: sorted by start (longest first), drop those inside a kept one.
@@ -251,7 +290,7 @@ fn balanced_spans(text: &str) -> (Vec<(usize, usize)>, Vec<usize>) {
             maximal.push(span);
         }
     }
-    (maximal, unclosed)
+    (maximal, unclosed, exhausted)
 }
 
 /// One pass from `from`: the balanced spans closed, and the outermost bracket left open at the end.

@@ -46,6 +46,27 @@ pub const MAX_ANSWER_BYTES: usize = 1 << 20;
 /// Most JSON values weighed in one answer (more is a model repeating itself, refused).
 pub const MAX_CANDIDATES: usize = 256;
 
+/// Whether a candidate tries to be the answer: it writes one of the answer's fields as a key, or names a
+/// long field in any spelling (`all_complete`, `` `allComplete` ``, `allComplete =`).
+fn tries_to_answer(text: &str, fields: &[String]) -> bool {
+    if fields.iter().any(|field| names_key(text, field)) {
+        return true;
+    }
+    let folded: String = text
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    fields.iter().filter(|field| field.len() >= 6).any(|field| {
+        let name: String = field
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        folded.contains(&name)
+    })
+}
+
 /// Whether `text` writes `field` as a key: quoted (`"pass"`, `'pass'`) or bare and followed by a colon.
 fn names_key(text: &str, field: &str) -> bool {
     text.match_indices(field).any(|(at, _)| {
@@ -290,6 +311,7 @@ fn prepare(
     text: &str,
     options: ParseOptions,
     tool: &str,
+    fields: &[String],
 ) -> Result<(Prepared, Vec<Repair>), StructuredError> {
     if text.len() > MAX_ANSWER_BYTES {
         return Err(StructuredError::new(
@@ -331,7 +353,30 @@ fn prepare(
         ));
     }
     let found = find_candidates(&visible.text);
+    if found.exhausted {
+        return Err(StructuredError::new(
+            StructuredErrorKind::Truncated,
+            "too many brackets are left open to tell where the answer starts or ends",
+            text,
+        ));
+    }
     let region = final_region(&visible.text, &found.candidates);
+    // An answer, or an attempt at one, after the marked final part: which one is final cannot be told.
+    if let Some((_, to, marker)) = region {
+        let after = found
+            .candidates
+            .iter()
+            .find(|candidate| candidate.start >= to && tries_to_answer(candidate.text, fields));
+        if after.is_some() {
+            return Err(StructuredError::new(
+                StructuredErrorKind::Ambiguous,
+                format!(
+                    "an answer follows the final answer marked by {marker}: write one final answer"
+                ),
+                text,
+            ));
+        }
+    }
     // Tool-call wrappers are read in the final part only, and a call there is one answer among the others.
     let scope = region
         .and_then(|(from, to, _)| visible.text.get(from..to))
@@ -391,23 +436,39 @@ fn parse_text<T: ModelAnswer>(
     prompt: Option<&str>,
 ) -> Result<Parsed<T>, StructuredError> {
     let schema = T::answer_schema();
-    let (prepared, noise) = prepare(text, options, &schema.name)?;
+    let (prepared, noise) = prepare(
+        text,
+        options,
+        &schema.name,
+        &top_level_fields(&schema.schema),
+    )?;
     let prompt_values = prompt.map(json_values_in).unwrap_or_default();
     let (visible, spans, marker) = match prepared {
         Prepared::ToolCall(value, others) => {
             return match typed::<T>(value, schema, 0, noise, text, &prompt_values) {
                 Outcome::Usable(parsed, canonical) => {
-                    // An answer outside the call (or another reading of it) that disagrees: ambiguous.
+                    // Any other answer, or attempt at one (it writes one of the answer's fields), that is
+                    // not this same answer: ambiguous. The call's own JSON reads as the same answer.
+                    let fields = top_level_fields(&schema.schema);
+                    if others.len() > MAX_CANDIDATES {
+                        return Err(StructuredError::new(
+                            StructuredErrorKind::NoJson,
+                            format!(
+                                "the answer holds more than {MAX_CANDIDATES} JSON values: write one"
+                            ),
+                            text,
+                        ));
+                    }
                     let disagrees = others.iter().any(|other| {
                         let candidate = Candidate {
                             start: 0,
                             end: other.len(),
                             text: other,
                         };
-                        matches!(
-                            evaluate::<T>(&candidate, schema, "", &prompt_values),
-                            Outcome::Usable(_, ref value) if *value != canonical
-                        )
+                        match evaluate::<T>(&candidate, schema, "", &prompt_values) {
+                            Outcome::Usable(_, ref value) => *value != canonical,
+                            _ => tries_to_answer(other, &fields),
+                        }
                     });
                     if disagrees {
                         return Err(StructuredError::new(
@@ -454,7 +515,7 @@ fn parse_text<T: ModelAnswer>(
         .iter()
         .map(|candidate| {
             let outcome = evaluate::<T>(candidate, schema, "", &prompt_values);
-            let mentions_a_field = fields.iter().any(|field| names_key(candidate.text, field));
+            let mentions_a_field = tries_to_answer(candidate.text, &fields);
             (candidate, outcome, mentions_a_field)
         })
         .collect();

@@ -88,6 +88,12 @@ fn after_last_close(text: &str) -> (&str, Option<&'static str>) {
         }
     };
     for tag in TAGS {
+        // A lone closing tag (its opening in the prompt) is DeepSeek-R1's `</think>`; any other closing tag
+        // counts only after its opening tag.
+        let opened = tag == "think" || find_open(text, tag, 0).is_some();
+        if !opened {
+            continue;
+        }
         let closing = format!("</{tag}");
         let mut scope = text;
         while let Some(at) = rfind_ascii_ci(scope, &closing) {
@@ -168,6 +174,7 @@ fn harmony(text: &str) -> Option<Visible> {
     let first = text.find(HARMONY_CHANNEL)?;
     let mut cursor = first;
     let mut final_body: Option<&str> = None;
+    let mut final_end = text.len();
     let mut ended_open = false;
     while let Some(at) = text
         .get(cursor..)
@@ -188,6 +195,7 @@ fn harmony(text: &str) -> Option<Visible> {
         let channel = name.split_whitespace().next().unwrap_or_default();
         if channel.eq_ignore_ascii_case("final") {
             final_body = text.get(body..end.unwrap_or(text.len()));
+            final_end = end.unwrap_or(text.len());
         }
         match end {
             Some(end) => cursor = end,
@@ -197,9 +205,19 @@ fn harmony(text: &str) -> Option<Visible> {
             }
         }
     }
+    // Text written after the final message, outside any channel, is read with it: an answer there is
+    // another answer, never silently dropped.
+    let trailing = text.get(final_end..).unwrap_or_default();
+    let trailing = if trailing.contains(HARMONY_CHANNEL) {
+        String::new()
+    } else {
+        HARMONY_ENDS
+            .iter()
+            .fold(trailing.to_owned(), |rest, token| rest.replace(token, " "))
+    };
     Some(match final_body {
         Some(body) if !ended_open => Visible {
-            text: body.to_owned(),
+            text: format!("{body}\n{trailing}"),
             ends_in_reasoning: false,
             final_marker: Some("the final channel"),
         },
@@ -228,11 +246,9 @@ fn next_harmony_end(text: &str, from: usize) -> Option<usize> {
 fn stripped_harmony(text: &str) -> Option<Visible> {
     const FINAL: &str = "assistantfinal";
     let trimmed = text.trim_start();
-    let starts_with_analysis = trimmed.get(..8).is_some_and(|head| head == "analysis")
-        && trimmed
-            .get(8..)
-            .and_then(|rest| rest.chars().next())
-            .is_some_and(|next| next.is_alphabetic() || next == '\n' || next == ':');
+    // A server that strips the tokens leaves the channel names glued to the text: an output that starts
+    // with one is reasoning until `assistantfinal`.
+    let starts_with_analysis = trimmed.starts_with("analysis") || trimmed.starts_with("commentary");
     match text.rfind(FINAL) {
         Some(at) => Some(Visible {
             text: text.get(at + FINAL.len()..).unwrap_or_default().to_owned(),
@@ -322,12 +338,22 @@ fn assistant_turn(text: &str) -> Option<String> {
             cursor = body.max(role_from);
         }
     }
+    let instructed = text.contains("[INST]");
     for (token, assistant) in ROLE_TOKENS {
         let mut cursor = 0;
         while let Some(at) = text.get(cursor..).and_then(|rest| rest.find(token)) {
-            let body = cursor + at + token.len();
-            turns.push((cursor + at, body, assistant));
+            let start = cursor + at;
+            let body = start + token.len();
             cursor = body;
+            // A role token in the middle of prose is prose; `[/INST]` closes an `[INST]` only.
+            let before = text
+                .get(..start)
+                .and_then(|head| head.trim_end_matches([' ', '\t']).chars().next_back());
+            let placed = before.is_none_or(|c| matches!(c, '\n' | '>' | ']'));
+            let paired = token != "[/INST]" || instructed;
+            if (placed || token.starts_with('[')) && paired {
+                turns.push((start, body, assistant));
+            }
         }
     }
     if turns.is_empty() {
@@ -389,52 +415,62 @@ const BOUNDARY_MARKERS: [&str; 22] = [
     "considering the limited time by the user",
 ];
 
-/// The first reasoning, channel, chat-turn or tool-call marker written inside a JSON string (a quote of
-/// another model's output in an answer's evidence, say). The markers are read before any JSON is, so such a
-/// string would move where the answer starts: the caller refuses the text. A string that is exactly one
-/// tag (`"<reasoning>"`, a template's placeholder) is not a marker.
+/// The first reasoning, channel, chat-turn or tool-call marker written inside brackets (in a JSON value:
+/// an answer's evidence quoting another model's output, say). The markers are read before any JSON is, so
+/// one inside a value would move where the answer starts: the caller refuses the text. Whatever the quotes
+/// (double, single, smart, none), a marker between `{`/`[` and its close counts; a string that is exactly
+/// one tag (`"<reasoning>"`, a template's placeholder) does not.
 pub fn marker_inside_string(text: &str) -> Option<&'static str> {
-    if !text.contains(['<', '[', 'a', 'A', 'c', 'C']) {
+    // The maximal balanced `{...}`/`[...]` spans (a lone bracket in prose opens none), sorted and disjoint.
+    let (spans, _) = super::candidates::balanced_spans(text);
+    if spans.is_empty() {
         return None;
     }
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    let mut index = 0;
-    while let Some(&byte) = bytes.get(index) {
-        match byte {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            b'"' if depth > 0 => {
-                let start = index + 1;
-                let mut end = start;
-                let mut escaped = false;
-                while let Some(&inner) = bytes.get(end) {
-                    match (escaped, inner) {
-                        (true, _) => escaped = false,
-                        (false, b'\\') => escaped = true,
-                        (false, b'"') => break,
-                        _ => {}
-                    }
-                    end += 1;
-                }
-                let content = text.get(start..end.min(text.len())).unwrap_or_default();
-                let whole_tag = content.trim().starts_with('<')
-                    && content.trim().ends_with('>')
-                    && content.trim().matches('<').count() == 1;
-                if !whole_tag {
-                    if let Some(marker) = BOUNDARY_MARKERS
-                        .iter()
-                        .chain(["<tool_call>", "[tool_calls]", "<start_of_turn>"].iter())
-                        .find(|marker| find_ascii_ci(content, marker, 0).is_some())
-                    {
-                        return Some(marker);
-                    }
-                }
-                index = end;
-            }
-            _ => {}
+    let inside = |at: usize| {
+        let after = spans.partition_point(|&(start, _)| start <= at);
+        after > 0
+            && spans
+                .get(after - 1)
+                .is_some_and(|&(start, end)| at > start && at < end)
+    };
+    for (index, &byte) in text.as_bytes().iter().enumerate() {
+        if !matches!(byte, b'<' | b'[' | b'a' | b'A' | b'c' | b'C' | 0xE2 | 0xEF) || !inside(index)
+        {
+            continue;
         }
-        index += 1;
+        let rest = text.get(index..).unwrap_or_default();
+        let Some(marker) = BOUNDARY_MARKERS
+            .iter()
+            .chain(["<tool_call>", "[tool_calls]", "<start_of_turn>"].iter())
+            .find(|marker| {
+                rest.as_bytes()
+                    .get(..marker.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(marker.as_bytes()))
+            })
+        else {
+            continue;
+        };
+        if !whole_quoted_tag(text, index) {
+            return Some(marker);
+        }
     }
     None
+}
+
+/// A tag that is a whole quoted string: `"<reasoning>"`.
+fn whole_quoted_tag(text: &str, index: usize) -> bool {
+    let before = index.checked_sub(1).and_then(|at| text.as_bytes().get(at));
+    let rest = text.get(index..).unwrap_or_default();
+    let Some(close) = rest.find('>') else {
+        return false;
+    };
+    matches!(before, Some(b'"' | b'\''))
+        && rest
+            .as_bytes()
+            .get(close + 1)
+            .is_some_and(|&byte| byte == b'"' || byte == b'\'')
+        && !rest
+            .get(1..close)
+            .unwrap_or_default()
+            .contains(['<', '>', '"', '\''])
 }

@@ -38,8 +38,13 @@ pub fn parse_model_answer<T: crate::llm::ModelAnswer>(
     key: &str,
 ) -> Result<JsValue, JsValue> {
     let text = super::args::text("text", text).map_err(super::errors::invalid)?;
-    let options = parse_options(options).map_err(super::errors::invalid)?;
-    parse_outcome(crate::llm::parse_answer::<T>(&text, options), key)
+    let parse = parse_options(options).map_err(super::errors::invalid)?;
+    // A finish reason that says the endpoint withheld the answer: nothing in the text is read.
+    let finish = finish_reason(options);
+    if let Some(error) = finish.as_deref().and_then(crate::llm::ask::withheld) {
+        return parse_outcome::<T>(Err(error), key);
+    }
+    parse_outcome(crate::llm::parse_answer::<T>(&text, parse), key)
 }
 
 /// `{ allowRepairs?, startsInReasoning?, finishReason? }`, absent meaning the defaults.
@@ -64,12 +69,21 @@ pub fn parse_options(value: &JsValue) -> Result<crate::llm::ParseOptions, InputE
     Ok(crate::llm::ParseOptions {
         allow_repairs: options.allow_repairs,
         starts_in_reasoning: options.starts_in_reasoning,
-        cut_off: options.finish_reason.is_some_and(|reason| {
-            ["length", "max_tokens", "max_output_tokens"]
-                .iter()
-                .any(|name| reason.trim().eq_ignore_ascii_case(name))
-        }),
+        cut_off: options
+            .finish_reason
+            .as_deref()
+            .is_some_and(crate::llm::ask::cut_off_by),
     })
+}
+
+/// The `finishReason` option as given (already checked to be a string by [`parse_options`]).
+fn finish_reason(options: &JsValue) -> Option<String> {
+    if super::args::is_absent(options) {
+        return None;
+    }
+    js_sys::Reflect::get(options, &"finishReason".into())
+        .ok()
+        .and_then(|value| value.as_string())
 }
 
 /// A strict schema as JS: `{ name, schema, responseFormat }` (ready for OpenAI `response_format`).
