@@ -12,6 +12,14 @@ const ZERO_WIDTH: [char; 5] = ['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '
 /// The text without display noise outside strings, and one repair per removed sequence (offsets in `text`).
 /// `None` when there was nothing to remove (the common case costs one scan and no copy).
 pub fn strip_display_noise(text: &str) -> Option<(String, Vec<Repair>)> {
+    // Every character removed here starts with one of these bytes (ESC, or the lead byte of U+009B,
+    // U+200B-U+200D, U+2060, U+FEFF): most answers hold none, and are not copied.
+    if !text
+        .bytes()
+        .any(|byte| matches!(byte, 0x1b | 0xc2 | 0xe2 | 0xef))
+    {
+        return None;
+    }
     if !text
         .chars()
         .any(|c| c == '\u{1b}' || c == '\u{9b}' || ZERO_WIDTH.contains(&c))

@@ -28,6 +28,7 @@ use super::schema::OutputSchema;
 use super::shape::{ShapeError, conform, folded as fold, top_level_fields};
 use super::strict_json::{StrictError, parse_strict};
 use super::template::{PromptValues, echoes_prompt, placeholder_in};
+use super::text_search::find_ascii_ci;
 use super::tool_calls::answer_from_tool_calls;
 use super::unwrap::unwrap_answer;
 use crate::input::{InputError, parse_json_value};
@@ -52,19 +53,28 @@ fn tries_to_answer(text: &str, fields: &[String]) -> bool {
     if fields.iter().any(|field| names_key(text, field)) {
         return true;
     }
-    let folded: String = text
-        .chars()
+    let long: Vec<String> = fields
+        .iter()
+        .filter(|field| field.len() >= 6)
+        .map(|field| fold_name(field))
+        .collect();
+    // Only a text that holds a long field's first letters in some spelling is folded whole.
+    if !long.iter().any(|name| {
+        name.get(..3)
+            .is_some_and(|head| find_ascii_ci(text, head, 0).is_some())
+    }) {
+        return false;
+    }
+    let folded = fold_name(text);
+    long.iter().any(|name| folded.contains(name.as_str()))
+}
+
+/// Letters and digits only, lower case: `all_complete`, `allComplete` and `` `allComplete` `` alike.
+fn fold_name(text: &str) -> String {
+    text.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
-        .collect();
-    fields.iter().filter(|field| field.len() >= 6).any(|field| {
-        let name: String = field
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect();
-        folded.contains(&name)
-    })
+        .collect()
 }
 
 /// Whether `text` writes `field` as a key: quoted (`"pass"`, `'pass'`) or bare and followed by a colon.

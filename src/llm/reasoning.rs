@@ -55,6 +55,13 @@ pub fn visible_answer(text: &str, starts_in_reasoning: bool) -> Visible {
     {
         return visible;
     }
+    if !may_hold_a_marker(text) && !starts_in_reasoning && !text.contains(QWEN_BUDGET_STOP) {
+        return Visible {
+            text: text.to_owned(),
+            ends_in_reasoning: false,
+            final_marker: None,
+        };
+    }
     let turn = assistant_turn(text);
     let text = turn.as_deref().unwrap_or(text);
     let (text, closed) = after_last_close(text);
@@ -421,6 +428,9 @@ const BOUNDARY_MARKERS: [&str; 22] = [
 /// (double, single, smart, none), a marker between `{`/`[` and its close counts; a string that is exactly
 /// one tag (`"<reasoning>"`, a template's placeholder) does not.
 pub fn marker_inside_string(text: &str) -> Option<&'static str> {
+    if !may_hold_a_marker(text) {
+        return None;
+    }
     // The maximal balanced `{...}`/`[...]` spans (a lone bracket in prose opens none), sorted and disjoint.
     let (spans, _) = super::candidates::balanced_spans(text);
     if spans.is_empty() {
@@ -473,4 +483,21 @@ fn whole_quoted_tag(text: &str, index: usize) -> bool {
             .get(1..close)
             .unwrap_or_default()
             .contains(['<', '>', '"', '\''])
+}
+
+/// A cheap test that rules out every marker: most answers hold none of their first characters.
+pub fn may_hold_a_marker(text: &str) -> bool {
+    text.contains('<')
+        || text.contains('\u{25c1}')
+        || text.contains("assistantfinal")
+        || text.contains("onsidering the limited time")
+        || text.match_indices('[').any(|(at, _)| {
+            let rest = text.get(at..).unwrap_or_default().as_bytes();
+            ["[think]", "[/think]", "[inst]", "[/inst]", "[tool_calls]"]
+                .iter()
+                .any(|marker| {
+                    rest.get(..marker.len())
+                        .is_some_and(|head| head.eq_ignore_ascii_case(marker.as_bytes()))
+                })
+        })
 }
