@@ -24,6 +24,8 @@ pub struct Found<'a> {
     pub unclosed: Vec<usize>,
     /// More brackets were left open than the scan restarts after: the rest of the text was not read.
     pub exhausted: bool,
+    /// Where a JSON value starts whose brackets do not match (`[{...]`): a broken value, not prose.
+    pub mismatched: Vec<usize>,
 }
 
 const ANSWER_TAGS: [&str; 7] = [
@@ -54,10 +56,11 @@ pub fn find_candidates(text: &str) -> Found<'_> {
             }],
             unclosed: Vec::new(),
             exhausted: false,
+            mismatched: Vec::new(),
         };
     }
     let mut spans = fenced_blocks(text);
-    let (balanced, unclosed, exhausted) = balanced_spans_checked(text);
+    let (balanced, unclosed, exhausted, mismatched) = balanced_spans_checked(text);
     spans.extend(balanced);
     spans.sort_unstable();
     spans.dedup();
@@ -79,10 +82,15 @@ pub fn find_candidates(text: &str) -> Found<'_> {
         .into_iter()
         .filter(|&open| looks_like_json_start(text, open))
         .collect();
+    let mismatched = mismatched
+        .into_iter()
+        .filter(|&open| looks_like_json_start(text, open))
+        .collect();
     Found {
         candidates,
         unclosed,
         exhausted,
+        mismatched,
     }
 }
 
@@ -258,19 +266,22 @@ fn fenced_blocks(text: &str) -> Vec<(usize, usize)> {
 
 /// The maximal balanced bracket spans, and the brackets that never close (outermost first).
 pub(crate) fn balanced_spans(text: &str) -> (Vec<(usize, usize)>, Vec<usize>) {
-    let (maximal, unclosed, _) = balanced_spans_checked(text);
+    let (maximal, unclosed, _, _) = balanced_spans_checked(text);
     (maximal, unclosed)
 }
 
 /// [`balanced_spans`], and whether the rescans ran out with a bracket still open (the rest unread).
-fn balanced_spans_checked(text: &str) -> (Vec<(usize, usize)>, Vec<usize>, bool) {
+#[allow(clippy::type_complexity)]
+fn balanced_spans_checked(text: &str) -> (Vec<(usize, usize)>, Vec<usize>, bool, Vec<usize>) {
     let mut spans = Vec::new();
     let mut from = 0;
     let mut unclosed = Vec::new();
+    let mut mismatched = Vec::new();
     let mut exhausted = true;
     for _ in 0..=MAX_RESCANS {
-        let (found, still_open) = scan(text, from);
+        let (found, still_open, slips) = scan(text, from);
         spans.extend(found);
+        mismatched.extend(slips);
         match still_open {
             Some(open) => {
                 unclosed.push(open);
@@ -290,14 +301,17 @@ fn balanced_spans_checked(text: &str) -> (Vec<(usize, usize)>, Vec<usize>, bool)
             maximal.push(span);
         }
     }
-    (maximal, unclosed, exhausted)
+    mismatched.sort_unstable();
+    mismatched.dedup();
+    (maximal, unclosed, exhausted, mismatched)
 }
 
 /// One pass from `from`: the balanced spans closed, and the outermost bracket left open at the end.
-fn scan(text: &str, from: usize) -> (Vec<(usize, usize)>, Option<usize>) {
+fn scan(text: &str, from: usize) -> (Vec<(usize, usize)>, Option<usize>, Vec<usize>) {
     let bytes = text.as_bytes();
     let mut stack: Vec<(usize, u8)> = Vec::new();
     let mut spans = Vec::new();
+    let mut mismatched = Vec::new();
     let mut in_string = false;
     let mut escaped = false;
     for (index, &byte) in bytes.iter().enumerate().skip(from) {
@@ -320,13 +334,17 @@ fn scan(text: &str, from: usize) -> (Vec<(usize, usize)>, Option<usize>) {
                         stack.pop();
                         spans.push((open, index + 1));
                     }
-                    // A close that does not match: the brackets so far were prose; start over.
-                    Some(_) => stack.clear(),
+                    // A close that does not match: prose, or a JSON value with a bracket slip (recorded, so a
+                    // broken answer is never passed over); start over.
+                    Some(_) => {
+                        mismatched.extend(stack.first().map(|&(open, _)| open));
+                        stack.clear();
+                    }
                     None => {}
                 }
             }
             _ => {}
         }
     }
-    (spans, stack.first().map(|&(open, _)| open))
+    (spans, stack.first().map(|&(open, _)| open), mismatched)
 }

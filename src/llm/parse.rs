@@ -410,16 +410,33 @@ fn prepare(
         return Ok((Prepared::ToolCall(value, others), repairs));
     }
     let marker = region.map(|(_, _, marker)| marker).or(visible.final_marker);
+    // A value never closed, in or after the final part: cut off.
     if let Some(at) = found
         .unclosed
         .iter()
         .copied()
-        .find(|&open| region.is_none_or(|(from, to, _)| open >= from && open < to))
+        .find(|&open| region.is_none_or(|(from, _, _)| open >= from))
     {
         return Err(StructuredError::new(
             StructuredErrorKind::Truncated,
             format!(
                 "the JSON value starting at byte {at} is never closed: the answer looks truncated"
+            ),
+            text,
+        ));
+    }
+    // A value whose brackets do not match, in or after the final part: a broken answer, never passed over.
+    if let Some(at) = found
+        .mismatched
+        .iter()
+        .copied()
+        .find(|&open| region.is_none_or(|(from, _, _)| open >= from))
+    {
+        return Err(StructuredError::new(
+            StructuredErrorKind::NoJson,
+            format!(
+                "the JSON value starting at byte {at} has a bracket that does not match: it is not valid \
+                 JSON, and no other answer is read in its place"
             ),
             text,
         ));

@@ -49,13 +49,21 @@ pub struct Visible {
 
 /// The part of `text` that can hold the answer.
 pub fn visible_answer(text: &str, starts_in_reasoning: bool) -> Visible {
+    let may_hold = may_hold_a_marker(text) || text.contains(QWEN_BUDGET_STOP);
+    // A closed reasoning block comes first: whatever it quotes (a channel, a turn, a final marker) is
+    // reasoning, and only the text after it is read by the steps below.
+    let (text, first_close) = if may_hold {
+        after_last_close(text)
+    } else {
+        (text, None)
+    };
     if let Some(visible) = harmony(text)
         .or_else(|| stripped_harmony(text))
         .or_else(|| ollama_thinking(text))
     {
         return visible;
     }
-    if !may_hold_a_marker(text) && !starts_in_reasoning && !text.contains(QWEN_BUDGET_STOP) {
+    if !may_hold && !starts_in_reasoning {
         return Visible {
             text: text.to_owned(),
             ends_in_reasoning: false,
@@ -65,6 +73,7 @@ pub fn visible_answer(text: &str, starts_in_reasoning: bool) -> Visible {
     let turn = assistant_turn(text);
     let text = turn.as_deref().unwrap_or(text);
     let (text, closed) = after_last_close(text);
+    let closed = closed.or(first_close);
     if let Some(open) = first_open(text) {
         return Visible {
             text: text.get(..open).unwrap_or_default().to_owned(),
