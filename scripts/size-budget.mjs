@@ -14,8 +14,8 @@ const budgets = {
   // (+30,012, of which +692 the 64 MiB log helpers; mostly serde code for the new state, events and effects)
   // Then the model-answer formats (final answers decide, templates refused, reasoning as servers emit it,
   // finish_reason, display noise, tool-call wrappers in the text) and the receipt key as served:
-  // 1,260,929 raw / 511,604 gzip (+19,069 over 492,535), with the rules two rounds of attacks added.
-  full: { target: 150_000, ceiling: 513_000 },
+  // 1,266,900 raw / 514,199 gzip (+21,664 over 492,535), with the rules three rounds of attacks added.
+  full: { target: 150_000, ceiling: 516_000 },
   // measured 2026-11-23: 345,593 raw / 149,319 gzip with approver-held keys (+40,959 over 108,360)
   guard: { target: 50_000, ceiling: 172_000 },
 };
