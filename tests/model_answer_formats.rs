@@ -950,3 +950,15 @@ fn third_attacks_a_bracket_slip_or_a_quoted_marker_in_reasoning_never_lets_a_dra
         assert!(!passes(&text), "{text:?}");
     }
 }
+
+#[test]
+fn a_watcher_correction_in_another_spelling_is_an_answer_attempt() {
+    let pass = json!({ "pass": true, "issues": [], "inspection_log": "ok", "blindspots_covered": [],
+        "misclassification_detected": false, "reclassification_suggestion": null, "trade_offs_acknowledged": true });
+    for correction in ["{pass = false}", "{`pass`: false}", "{pass => false}"] {
+        let text = format!("{pass}\n\nCorrection: {correction}");
+        let parsed =
+            parse_answer::<agent_governor::watcher::ModelVerdict>(&text, ParseOptions::default());
+        assert!(parsed.is_err(), "{text}");
+    }
+}

@@ -82,10 +82,11 @@ fn names_key(text: &str, field: &str) -> bool {
     text.match_indices(field).any(|(at, _)| {
         let before = text.get(..at).and_then(|head| head.chars().next_back());
         let after = text.get(at + field.len()..).unwrap_or_default();
-        let quoted =
-            matches!(before, Some('"' | '\'' | '“')) && after.starts_with(['"', '\'', '”']);
+        let quoted = matches!(before, Some('"' | '\'' | '“' | '`'))
+            && after.starts_with(['"', '\'', '”', '`']);
+        // `pass: false`, `pass = false`, `pass => false`, `Pass: no`.
         let bare = !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
-            && after.trim_start().starts_with(':');
+            && after.trim_start().starts_with([':', '=']);
         quoted || bare
     })
 }
