@@ -18,6 +18,7 @@ use agent_governor::executor::human_action::{
 };
 use agent_governor::executor::receipt::{
     ChainVerdict, Receipt, canonical_receipt_bytes, receipt_digest, verify_receipts,
+    verify_receipts_by,
 };
 use agent_governor::executor::run::ExecutorOptions;
 use agent_governor::executor::seal::SealKey;
@@ -429,4 +430,26 @@ fn request_bodies_are_strict_and_shallow() {
         Err(BodyError::Syntax { .. })
     ));
     assert!(matches!(check_body("", 32), Err(BodyError::Syntax { .. })));
+}
+
+#[test]
+fn a_chain_verified_with_the_served_key_id_breaks_at_the_first_receipt_naming_another() {
+    let receipts = chain(4);
+    let key = receipt_public_key();
+    assert!(matches!(
+        verify_receipts_by(&receipts, &key, Some("guard-1")),
+        ChainVerdict::Valid { count: 4, .. }
+    ));
+    assert!(matches!(
+        verify_receipts_by(&receipts, &key, None),
+        ChainVerdict::Valid { count: 4, .. }
+    ));
+    assert!(matches!(
+        verify_receipts_by(&receipts, &key, Some("guard-2")),
+        ChainVerdict::Broken {
+            index: 0,
+            seq: Some(1),
+            ..
+        }
+    ));
 }

@@ -130,6 +130,32 @@ pub fn receipt_key(spec: &PublicKeySpec) -> Result<PublicKey, InputError> {
     Ok(parsed.key)
 }
 
+/// [`verify_receipts`] for the guard's key as it is served, with its id: every receipt must name `key_id`
+/// (when given), and the first link that does not is the broken one, unless an earlier link broke first.
+pub fn verify_receipts_by(
+    chain: &[Receipt],
+    key: &PublicKey,
+    key_id: Option<&str>,
+) -> ChainVerdict {
+    let named_elsewhere = key_id.and_then(|id| {
+        chain
+            .iter()
+            .position(|receipt| receipt.key_id != id)
+            .map(|index| (index, id))
+    });
+    let Some((index, id)) = named_elsewhere else {
+        return verify_receipts(chain, key);
+    };
+    match verify_receipts(chain.get(..index).unwrap_or_default(), key) {
+        ChainVerdict::Valid { .. } => ChainVerdict::Broken {
+            index,
+            seq: chain.get(index).map(|receipt| receipt.seq),
+            reason: format!("receipt {index} names another key than `{id}`"),
+        },
+        broken => broken,
+    }
+}
+
 /// Verifies `chain` (receipts in order; it may start anywhere in an inbox's sequence) with the guard's key.
 pub fn verify_receipts(chain: &[Receipt], key: &PublicKey) -> ChainVerdict {
     let mut previous: Option<&Receipt> = None;

@@ -12,7 +12,7 @@ use crate::executor::change_lines::change_lines;
 use crate::executor::public_key::PublicKeySpec;
 use crate::executor::receipt::{
     ChainVerdict, Receipt, canonical_receipt_bytes, change_digest, receipt_digest, receipt_key,
-    verify_receipts,
+    verify_receipts_by,
 };
 use crate::executor::state_version::state_version;
 use crate::input::InputError;
@@ -168,7 +168,7 @@ pub fn verify_receipts_js(
         match from_js::<Receipt>(&format!("chain[{index}]"), &item) {
             Ok(receipt) => receipts.push(receipt),
             Err(error) => {
-                let verdict = match verify_receipts(&receipts, &key) {
+                let verdict = match verify_receipts_by(&receipts, &key, key_id.as_deref()) {
                     ChainVerdict::Valid { .. } => ChainVerdict::Broken {
                         index,
                         seq: None,
@@ -180,25 +180,11 @@ pub fn verify_receipts_js(
             }
         }
     }
-    let named_elsewhere = key_id.as_deref().and_then(|id| {
-        receipts
-            .iter()
-            .position(|receipt| receipt.key_id != id)
-            .map(|index| (index, id))
-    });
-    if let Some((index, id)) = named_elsewhere {
-        // Links before it are checked first: the first broken link is the one reported.
-        let before = receipts.get(..index).unwrap_or_default();
-        return Ok(to_js(&match verify_receipts(before, &key) {
-            ChainVerdict::Valid { .. } => ChainVerdict::Broken {
-                index,
-                seq: receipts.get(index).map(|receipt| receipt.seq),
-                reason: format!("receipt {index} names another key than `{id}`"),
-            },
-            broken => broken,
-        }));
-    }
-    Ok(to_js(&verify_receipts(&receipts, &key)))
+    Ok(to_js(&verify_receipts_by(
+        &receipts,
+        &key,
+        key_id.as_deref(),
+    )))
 }
 
 /// The key object without its `key_id` (a copy of its own fields; the caller's object is untouched), and
