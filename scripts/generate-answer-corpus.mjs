@@ -24,10 +24,11 @@ const watcher = (pass, log = "## Inspection\n1. artifacts present: ok") => ({
   pass,
   issues: pass ? ["minor: naming to check later"] : ["CRITICAL: authentication is missing"],
   inspection_log: log,
+  persona_applied: null,
   blindspots_covered: ["future change: checked"],
   misclassification_detected: false,
   reclassification_suggestion: null,
-  trade_offs_acknowledged: true,
+  approval_criteria: { no_critical_issues: pass, acknowledged_trade_offs: true },
 });
 const reflector = (helpful, lesson = "Read every page before summing.") => ({
   insights: [
@@ -50,7 +51,7 @@ const parsers = {
     alias: "all_complete",
     verdictWord: "status",
     arrayKey: "checklist",
-    maxItems: 8,
+    maxItems: 100,
     wrapperName: "closer_output",
   },
   watcher: {
@@ -60,7 +61,7 @@ const parsers = {
     alias: "inspectionLog",
     verdictWord: "verdict",
     arrayKey: "issues",
-    maxItems: 8,
+    maxItems: 100,
     wrapperName: "watcher_verdict",
   },
   reflector: {
@@ -70,7 +71,7 @@ const parsers = {
     alias: "bulletEvaluations",
     verdictWord: null,
     arrayKey: "insights",
-    maxItems: 5,
+    maxItems: 20,
     wrapperName: "reflection",
   },
 };

@@ -84,6 +84,7 @@ fn options() -> CloserOptions {
         max_reasks: 1,
         language: Language::En,
         allow_repairs: true,
+        ..CloserOptions::new("", "a")
     }
 }
 
@@ -355,7 +356,11 @@ fn check_sends_the_strict_schema_and_decides_from_structured_output() {
     let result = run(Closer::new(options(), NoPromptFiles).check(&input(), &model));
     assert!(result.complete);
     assert_eq!(result.queries, 1);
-    assert_eq!(model.schemas.borrow()[0], closer_output_schema().schema);
+    assert_eq!(model.schemas.borrow()[0], options().answer_schema().schema);
+    assert_eq!(
+        model.schemas.borrow()[0]["properties"]["checklist"]["maxItems"],
+        json!(100)
+    );
     assert_eq!(result.prompt_status, Some(ResolutionStatus::Found));
     assert!(
         result

@@ -69,11 +69,17 @@ fn schema_is_strict_every_property_required_no_extras_no_refs() {
 }
 
 #[test]
-fn schema_caps_arrays_and_makes_optional_fields_nullable() {
-    let schema = closer_output_schema().schema;
-    assert_eq!(schema["properties"]["checklist"]["maxItems"], json!(8));
+fn schema_bounds_lists_by_options_and_makes_optional_fields_nullable() {
+    let unbounded = closer_output_schema().schema;
+    assert!(
+        unbounded["properties"]["checklist"]
+            .get("maxItems")
+            .is_none()
+    );
+    let schema = agent_governor::closer::output::bounded_closer_schema(30, 7).schema;
+    assert_eq!(schema["properties"]["checklist"]["maxItems"], json!(30));
     let pending = &schema["properties"]["pendingActions"];
-    assert_eq!(pending["maxItems"], json!(5));
+    assert_eq!(pending["maxItems"], json!(7));
     let nullable = |s: &Value| {
         s["type"]
             .as_array()

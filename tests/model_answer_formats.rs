@@ -476,6 +476,7 @@ fn closer(max_reasks: u32) -> Closer<NoPromptFiles> {
             max_reasks,
             language: Language::En,
             allow_repairs: true,
+            ..CloserOptions::new("", "a")
         },
         NoPromptFiles,
     )
@@ -543,6 +544,7 @@ fn watcher(max_reasks: u32) -> Watcher<NoPromptFiles, FakeStore, FixedClock> {
             language: Language::En,
             max_reasks,
             allow_repairs: true,
+            ..WatcherOptions::new("w")
         },
         NoPromptFiles,
         FakeStore::default(),
@@ -557,6 +559,7 @@ fn watcher_input() -> WatcherInput {
             artifacts: vec!["report.md".into()],
             execution_log: "wrote it".into(),
             persona_applied: None,
+            other_fields: Default::default(),
         }),
         original_request: "write the report".into(),
         persona: None,

@@ -205,8 +205,21 @@ fn ranges_and_limits_hold_at_parse_time() {
     }
     let mut value: serde_json::Value = serde_json::from_str(&answer(true)).unwrap();
     let item = value["checklist"][0].clone();
-    value["checklist"] = json!(vec![item; 40]);
-    assert_eq!(closer(&value.to_string()).unwrap_err().path, "checklist");
+    value["checklist"] = json!(vec![item.clone(); 40]);
+    assert!(
+        closer(&value.to_string()).is_ok(),
+        "40 items are within the default bound"
+    );
+    value["checklist"] = json!(vec![item; 101]);
+    let error = closer(&value.to_string()).unwrap_err();
+    assert_eq!(error.path, "checklist");
+    assert!(
+        error
+            .message
+            .contains("`maxChecklistItems` allows at most 100"),
+        "{}",
+        error.message
+    );
     let mut value: serde_json::Value = serde_json::from_str(&answer(true)).unwrap();
     value["checklist"][0]["id"] = json!(" ");
     assert_eq!(
@@ -430,6 +443,7 @@ fn the_reask_names_the_ambiguity_and_a_scripted_model_fixes_its_answer() {
             max_reasks: 1,
             language: Language::En,
             allow_repairs: true,
+            ..CloserOptions::new("", "a")
         },
         NoPromptFiles,
     );

@@ -146,6 +146,7 @@ fn req_3_1_reflection_result_holds_insights_evaluations_and_the_trajectory() {
         trajectory: trajectory(&["b-0001"]),
         error: None,
         dropped_evaluations: vec![],
+        unknown_bullets: Vec::new(),
         rounds: 1,
         untagged_bullets: vec![],
         refinement_error: None,
@@ -218,7 +219,7 @@ proptest! {
         let value = ReflectionResult {
             insights, bullet_evaluations: evaluations,
             trajectory: Trajectory { query, generated_result: result, reasoning_steps: steps, used_bullet_ids: used },
-            error, dropped_evaluations: vec![], rounds, untagged_bullets: vec![], refinement_error: None,
+            error, dropped_evaluations: vec![], unknown_bullets: vec![], rounds, untagged_bullets: vec![], refinement_error: None,
         repairs: vec![],
         };
         let text = serde_json::to_string(&value).unwrap();
@@ -600,6 +601,7 @@ fn applying_a_reflection_increments_the_tagged_counters() {
         trajectory: trajectory(&["b-0001", "b-0002", "b-0404"]),
         error: None,
         dropped_evaluations: vec![],
+        unknown_bullets: Vec::new(),
         rounds: 1,
         untagged_bullets: vec![],
         refinement_error: None,

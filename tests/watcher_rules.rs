@@ -59,6 +59,7 @@ fn watcher(language: Language) -> Watcher<NoPromptFiles, FakeStore, FixedClock> 
         language,
         max_reasks: 1,
         allow_repairs: true,
+        ..WatcherOptions::new("w")
     };
     Watcher::new(
         options,
@@ -81,12 +82,13 @@ fn result(artifacts: &[&str], log: &str, persona: Option<&str>) -> ExecutorOutpu
         artifacts: artifacts.iter().map(|a| (*a).to_owned()).collect(),
         execution_log: log.into(),
         persona_applied: persona.map(str::to_owned),
+        other_fields: Default::default(),
     }
 }
 
 fn verdict(pass: bool, issues: &[&str], log: &str, blindspots: &[&str]) -> Value {
     json!({ "pass": pass, "issues": issues, "inspection_log": log, "blindspots_covered": blindspots,
-            "misclassification_detected": false, "reclassification_suggestion": null, "trade_offs_acknowledged": true })
+            "misclassification_detected": false, "reclassification_suggestion": null })
 }
 
 const EXAMPLE_1_LOG: &str = "## 検査項目\n\n1. artifacts が空でないか: ✅ fizzbuzz.py が存在\n2. 要件との整合性: ✅ fizzbuzz が要件通りに動作\n3. Task Classifier の分類: ✅ implement は適切\n\n## 結論\n\n問題なし。合格。\n";
@@ -113,6 +115,7 @@ fn seed_example_1_plain_review_of_an_implementation() {
         blindspots_covered: vec![],
         misclassification_detected: false,
         reclassification_suggestion: None,
+        ignored_input_fields: Vec::new(),
     };
     assert_eq!(output, expected);
     assert!(
@@ -156,6 +159,7 @@ fn seed_example_2_as_written_design_review_as_martin_fowler_of_kent_becks_work()
             blindspots_covered: covered.iter().map(|c| (*c).to_owned()).collect(),
             misclassification_detected: false,
             reclassification_suggestion: None,
+            ignored_input_fields: Vec::new(),
         }
     );
     let prompt = &model.prompts.borrow()[0];
@@ -188,6 +192,7 @@ fn seed_example_3_empty_artifacts_fail_without_a_model_call() {
             blindspots_covered: vec![],
             misclassification_detected: false,
             reclassification_suggestion: None,
+            ignored_input_fields: Vec::new(),
         }
     );
     assert_eq!(model.calls(), 0);
@@ -326,17 +331,23 @@ fn a_critical_issue_forces_pass_false() {
 }
 
 #[test]
-fn pass_requires_acknowledged_trade_offs() {
+fn pass_with_trade_offs_not_acknowledged_is_undecidable_and_fails() {
+    // The earlier top-level spelling is read as approval_criteria.acknowledged_trade_offs.
+    for key in ["trade_offs_acknowledged", "acknowledged_trade_offs"] {
+        let mut answer = verdict(true, &[], "checked", &[]);
+        answer[key] = json!(false);
+        let output = inspect(&plain_input(), vec![answer]);
+        assert!(!output.pass, "{key}");
+        assert!(
+            output.issues.iter().any(|i| i.starts_with("CONTRACT: undecidable: pass is true but approval_criteria")),
+            "{key}: {:?}",
+            output.issues
+        );
+    }
     let mut answer = verdict(true, &[], "checked", &[]);
-    answer["trade_offs_acknowledged"] = json!(false);
-    let output = inspect(&plain_input(), vec![answer]);
-    assert!(!output.pass);
-    assert!(
-        output
-            .issues
-            .iter()
-            .any(|i| i == "CONTRACT: pass without acknowledged trade-offs")
-    );
+    answer["approval_criteria"] =
+        json!({ "no_critical_issues": true, "acknowledged_trade_offs": false });
+    assert!(!inspect(&plain_input(), vec![answer]).pass);
 }
 
 #[test]
@@ -365,16 +376,35 @@ impl PromptLoader for BrokenPersonaPrompt {
 }
 
 #[test]
-fn persona_install_failure_falls_back_to_a_plain_review_and_records_it() {
-    let options = WatcherOptions {
-        working_dir: String::new(),
-        agent_id: "w".into(),
-        language: Language::En,
-        max_reasks: 0,
-        allow_repairs: true,
-    };
+fn persona_install_failure_is_an_error_never_a_silent_plain_review() {
     let watcher = Watcher::new(
-        options,
+        WatcherOptions {
+            max_reasks: 0,
+            ..WatcherOptions::new("w")
+        },
+        BrokenPersonaPrompt,
+        FakeStore::default(),
+        FixedClock::at(0),
+    );
+    let model = ScriptedModel::answering(vec![verdict(true, &[], "plain check", &[])]);
+    let output = run(watcher.inspect(&persona_input(), &model, 1));
+    assert!(!output.pass);
+    assert_eq!(model.calls(), 0);
+    assert!(
+        output.issues[0].starts_with("PERSONA: the persona Martin Fowler could not be installed"),
+        "{:?}",
+        output.issues
+    );
+}
+
+#[test]
+fn persona_install_failure_falls_back_to_a_plain_review_when_the_host_chooses_it() {
+    let watcher = Watcher::new(
+        WatcherOptions {
+            max_reasks: 0,
+            persona_fallback_to_plain: true,
+            ..WatcherOptions::new("w")
+        },
         BrokenPersonaPrompt,
         FakeStore::default(),
         FixedClock::at(0),
@@ -726,6 +756,7 @@ fn precondition_a_task_that_needs_a_persona_fails_when_its_install_fails() {
         language: Language::En,
         max_reasks: 1,
         allow_repairs: true,
+        ..WatcherOptions::new("w")
     };
     let watcher = Watcher::new(
         options,
@@ -738,8 +769,14 @@ fn precondition_a_task_that_needs_a_persona_fails_when_its_install_fails() {
     let model = ScriptedModel::answering(vec![passing_verdict()]);
     let output = run(watcher.inspect(&input, &model, 1));
     assert!(!output.pass, "{output:?}");
-    assert!(output.issues[0].starts_with("PRECONDITION: the task needs a persona"));
-    assert!(output.inspection_log.starts_with("Persona install failed"));
+    assert!(
+        output.issues[0].starts_with("PERSONA: the persona Martin Fowler could not be installed")
+    );
+    assert!(
+        output
+            .inspection_log
+            .contains("Persona install (the persona prompt): ❌")
+    );
     assert_eq!(model.calls(), 0);
 }
 

@@ -6,8 +6,11 @@ use crate::language::Language;
 use crate::ports::{Llm, PromptLoader};
 use serde_json::Value;
 
-/// Default number of completion checks before the handler stops asking.
+/// Default number of completion checks before the handler stops asking (option `maxIterations`; the seed
+/// sets none, and an outer loop without a limit never ends on a model that never says complete).
 pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
+/// The highest `maxIterations`.
+pub const MAX_ITERATIONS_LIMIT: u32 = 100;
 
 /// The handler's state between checks; the Closer it asks is passed to each check.
 #[derive(Debug, Clone, PartialEq)]

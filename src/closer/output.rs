@@ -1,13 +1,22 @@
 //! The checklist the model answers with (seed 001 "CloserStructuredOutput"), and its strict schema.
 
-use crate::llm::OutputSchema;
+use crate::llm::{ListBound, OutputSchema};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
-/// Most checklist items a model may return (small models repeat items without a cap).
-pub const MAX_CHECKLIST_ITEMS: usize = 8;
-/// Most pending actions a model may return.
-pub const MAX_PENDING_ACTIONS: usize = 5;
+/// Default bound on checklist items (option `maxChecklistItems`). The seed sets none; the bound only stops a
+/// model that repeats items without end, so it is far above any real checklist.
+pub const DEFAULT_MAX_CHECKLIST_ITEMS: u32 = 100;
+/// Default bound on pending actions (option `maxPendingActions`).
+pub const DEFAULT_MAX_PENDING_ACTIONS: u32 = 50;
+
+/// The list bounds of a Closer answer, from the options that set them.
+pub fn closer_bounds(max_checklist_items: u32, max_pending_actions: u32) -> [ListBound; 2] {
+    [
+        ListBound::new("checklist", "maxChecklistItems", max_checklist_items),
+        ListBound::new("pendingActions", "maxPendingActions", max_pending_actions),
+    ]
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(schemars::JsonSchema))]
@@ -31,7 +40,6 @@ pub struct ChecklistItem {
 #[serde(rename_all = "camelCase")]
 pub struct CloserStructuredOutput {
     /// The tasks completion requires.
-    #[cfg_attr(not(target_arch = "wasm32"), schemars(length(max = 8)))]
     pub checklist: Vec<ChecklistItem>,
     /// Whether every task is complete.
     pub all_complete: bool,
@@ -39,7 +47,6 @@ pub struct CloserStructuredOutput {
     pub summary: String,
     /// Work left when not complete.
     #[serde(default)]
-    #[cfg_attr(not(target_arch = "wasm32"), schemars(length(max = 5)))]
     pub pending_actions: Option<Vec<String>>,
     /// Confidence, 0 to 1.
     pub confidence: f64,
@@ -47,8 +54,8 @@ pub struct CloserStructuredOutput {
 
 pub const CLOSER_SCHEMA_NAME: &str = "closer_output";
 
-/// The strict schema sent with every Closer query: generated from [`CloserStructuredOutput`] and checked in
-/// as `closer_output.schema.json` (tests/schemas.rs keeps the two equal).
+/// The strict schema of a Closer answer, without list bounds: generated from [`CloserStructuredOutput`] and
+/// checked in as `closer_output.schema.json` (tests/schemas.rs keeps the two equal).
 pub fn closer_output_schema() -> OutputSchema {
     OutputSchema::embedded(
         CLOSER_SCHEMA_NAME,
@@ -56,10 +63,17 @@ pub fn closer_output_schema() -> OutputSchema {
     )
 }
 
+/// The schema sent with a Closer query: [`closer_output_schema`] with the list bounds.
+pub fn bounded_closer_schema(max_checklist_items: u32, max_pending_actions: u32) -> OutputSchema {
+    closer_output_schema().bounded(&closer_bounds(max_checklist_items, max_pending_actions))
+}
+
 impl crate::llm::ModelAnswer for CloserStructuredOutput {
     fn answer_schema() -> &'static OutputSchema {
         static SCHEMA: std::sync::OnceLock<OutputSchema> = std::sync::OnceLock::new();
-        SCHEMA.get_or_init(closer_output_schema)
+        SCHEMA.get_or_init(|| {
+            bounded_closer_schema(DEFAULT_MAX_CHECKLIST_ITEMS, DEFAULT_MAX_PENDING_ACTIONS)
+        })
     }
 
     fn verdict_words() -> &'static [&'static str] {

@@ -3,7 +3,7 @@
 
 use super::decision::{DecisionOptions, ObjectiveEvidence, decide_completion};
 use super::messages;
-use super::output::{CloserStructuredOutput, closer_output_schema};
+use super::output::{CloserStructuredOutput, bounded_closer_schema, closer_bounds};
 use super::summary::format_iteration_summary;
 use crate::input::{InputError, Validate, require_non_empty};
 use crate::language::Language;
@@ -122,6 +122,43 @@ pub struct CloserOptions {
     #[serde(default = "crate::llm::parse::allow_repairs_by_default")]
     #[tsify(optional)]
     pub allow_repairs: bool,
+    /// Most checklist items an answer may hold (default 100; sent as the schema's `maxItems`).
+    #[serde(default = "default_max_checklist_items")]
+    #[tsify(optional)]
+    pub max_checklist_items: u32,
+    /// Most pending actions an answer may hold (default 50; sent as the schema's `maxItems`).
+    #[serde(default = "default_max_pending_actions")]
+    #[tsify(optional)]
+    pub max_pending_actions: u32,
+}
+
+fn default_max_checklist_items() -> u32 {
+    super::output::DEFAULT_MAX_CHECKLIST_ITEMS
+}
+
+fn default_max_pending_actions() -> u32 {
+    super::output::DEFAULT_MAX_PENDING_ACTIONS
+}
+
+impl CloserOptions {
+    /// Options with every default for `agent_id`, prompts under `working_dir`.
+    pub fn new(working_dir: impl Into<String>, agent_id: impl Into<String>) -> Self {
+        Self {
+            working_dir: working_dir.into(),
+            agent_id: agent_id.into(),
+            confidence_threshold: default_threshold(),
+            max_reasks: default_reasks(),
+            language: Language::En,
+            allow_repairs: crate::llm::parse::allow_repairs_by_default(),
+            max_checklist_items: default_max_checklist_items(),
+            max_pending_actions: default_max_pending_actions(),
+        }
+    }
+
+    /// The schema sent with each query: the answer's schema with this Closer's list bounds.
+    pub fn answer_schema(&self) -> crate::llm::OutputSchema {
+        bounded_closer_schema(self.max_checklist_items, self.max_pending_actions)
+    }
 }
 
 fn default_threshold() -> f64 {
@@ -143,6 +180,9 @@ impl Validate for CloserOptions {
         }
         if self.max_reasks > 5 {
             return Err(InputError::invalid("maxReasks", "must be at most 5"));
+        }
+        for bound in closer_bounds(self.max_checklist_items, self.max_pending_actions) {
+            bound.checked()?;
         }
         Ok(())
     }
@@ -209,7 +249,7 @@ impl<L: PromptLoader> Closer<L> {
                 return failed(messages::prompt_failed(language, &why));
             }
         };
-        let schema = closer_output_schema();
+        let schema = self.options.answer_schema();
         let Asked { answer, queries } = ask_structured::<CloserStructuredOutput>(
             llm,
             &prompt,

@@ -2,8 +2,8 @@
 //! error, then failing closed. Shared by every component that asks.
 
 use super::parse::{
-    ModelAnswer, ParseOptions, Parsed, StructuredError, StructuredErrorKind, parse_answer_to,
-    parse_answer_value,
+    ModelAnswer, ParseOptions, Parsed, StructuredError, StructuredErrorKind,
+    parse_answer_value_with, parse_answer_with,
 };
 use super::query::{QueryOptions, QueryReply};
 use super::schema::OutputSchema;
@@ -33,7 +33,7 @@ pub async fn ask_structured<T: ModelAnswer>(
     loop {
         queries += 1;
         let outcome = match llm.query(&current, &options).await {
-            Ok(reply) => read_reply_to(reply, parse, Some(prompt)),
+            Ok(reply) => read_reply_against(reply, parse, Some(prompt), schema),
             Err(error) => Err(StructuredError::query(error.message)),
         };
         match outcome {
@@ -76,6 +76,16 @@ pub fn read_reply_to<T: ModelAnswer>(
     parse: ParseOptions,
     prompt: Option<&str>,
 ) -> Result<Parsed<T>, StructuredError> {
+    read_reply_against(reply, parse, prompt, T::answer_schema())
+}
+
+/// [`read_reply_to`] against `schema`: the schema that was sent, with the host's list bounds.
+pub fn read_reply_against<T: ModelAnswer>(
+    reply: QueryReply,
+    parse: ParseOptions,
+    prompt: Option<&str>,
+    schema: &OutputSchema,
+) -> Result<Parsed<T>, StructuredError> {
     if let Some(error) = reply.error {
         return Err(StructuredError::query(error));
     }
@@ -89,14 +99,13 @@ pub fn read_reply_to<T: ModelAnswer>(
         ..parse
     };
     match (reply.structured_output, reply.text) {
-        (Some(value), _) => parse_answer_value(value, parse),
-        (None, Some(text)) => parse_answer_to(&text, parse, prompt),
-        (None, None) if reply.reasoning.is_some() => {
-            parse_answer_to("", parse, prompt).map_err(|error| StructuredError {
+        (Some(value), _) => parse_answer_value_with(value, parse, schema),
+        (None, Some(text)) => parse_answer_with(&text, parse, prompt, schema),
+        (None, None) if reply.reasoning.is_some() => parse_answer_with("", parse, prompt, schema)
+            .map_err(|error| StructuredError {
                 message: format!("{} (the reply holds only reasoning)", error.message),
                 ..error
-            })
-        }
+            }),
         (None, None) => Err(StructuredError::query(
             "the query returned neither structuredOutput nor an error",
         )),

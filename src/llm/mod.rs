@@ -2,6 +2,7 @@
 //! that parses the answer, extraction of JSON from model text, typed parse errors, and the re-ask prompt.
 
 pub mod ask;
+pub mod bounds;
 pub mod candidates;
 pub mod noise;
 pub mod openai;
@@ -19,9 +20,11 @@ pub use crate::strict_json;
 pub mod unwrap;
 
 pub use ask::{Asked, ask_structured};
+pub use bounds::ListBound;
 pub use parse::{
     ModelAnswer, ParseOptions, Parsed, StructuredError, StructuredErrorKind, parse_answer,
-    parse_answer_to, parse_answer_value, parse_structured,
+    parse_answer_to, parse_answer_value, parse_answer_value_with, parse_answer_with,
+    parse_structured,
 };
 pub use query::{QueryOptions, QueryReply};
 pub use repair::{Repair, RepairKind};

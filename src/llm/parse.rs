@@ -99,7 +99,8 @@ fn with_raw(mut error: StructuredError, text: &str) -> StructuredError {
 
 /// A type a model answers with: its schema, and what the schema cannot say.
 pub trait ModelAnswer: DeserializeOwned + Serialize {
-    /// The strict schema sent to the model; the answer's shape is checked against it. Read once.
+    /// The strict schema sent to the model with the default list bounds; the answer's shape is checked
+    /// against it. Read once. A host's own bounds make another schema ([`OutputSchema::bounded`]).
     fn answer_schema() -> &'static OutputSchema;
     /// Keys that would carry a verdict this answer does not have (`verdict`, `status`): an error.
     fn verdict_words() -> &'static [&'static str] {
@@ -107,6 +108,11 @@ pub trait ModelAnswer: DeserializeOwned + Serialize {
     }
     /// Checks beyond the schema: ranges, non-empty ids.
     fn check(&self) -> Result<(), InputError> {
+        Ok(())
+    }
+    /// Reads a field written where an earlier or looser shape puts it into the place the schema has for it,
+    /// before the shape check; an error when the two places disagree.
+    fn normalize(_value: &mut Value) -> Result<(), InputError> {
         Ok(())
     }
 }
@@ -273,7 +279,17 @@ pub fn parse_answer_to<T: ModelAnswer>(
     options: ParseOptions,
     prompt: Option<&str>,
 ) -> Result<Parsed<T>, StructuredError> {
-    let result = parse_text::<T>(text, options, prompt);
+    parse_answer_with::<T>(text, options, prompt, T::answer_schema())
+}
+
+/// [`parse_answer_to`] against `schema`: the schema that was sent, with the host's list bounds.
+pub fn parse_answer_with<T: ModelAnswer>(
+    text: &str,
+    options: ParseOptions,
+    prompt: Option<&str>,
+    schema: &OutputSchema,
+) -> Result<Parsed<T>, StructuredError> {
+    let result = parse_text::<T>(text, options, prompt, schema);
     if options.cut_off {
         return cut_off(result, text);
     }
@@ -462,8 +478,8 @@ fn parse_text<T: ModelAnswer>(
     text: &str,
     options: ParseOptions,
     prompt: Option<&str>,
+    schema: &OutputSchema,
 ) -> Result<Parsed<T>, StructuredError> {
-    let schema = T::answer_schema();
     let (prepared, noise) = prepare(
         text,
         options,
@@ -654,15 +670,17 @@ pub fn parse_answer_value<T: ModelAnswer>(
     value: Value,
     options: ParseOptions,
 ) -> Result<Parsed<T>, StructuredError> {
+    parse_answer_value_with::<T>(value, options, T::answer_schema())
+}
+
+/// [`parse_answer_value`] against `schema`: the schema that was sent, with the host's list bounds.
+pub fn parse_answer_value_with<T: ModelAnswer>(
+    value: Value,
+    options: ParseOptions,
+    schema: &OutputSchema,
+) -> Result<Parsed<T>, StructuredError> {
     let raw = value.to_string();
-    let result = match typed::<T>(
-        value,
-        T::answer_schema(),
-        0,
-        Vec::new(),
-        &raw,
-        &PromptValues::new(),
-    ) {
+    let result = match typed::<T>(value, schema, 0, Vec::new(), &raw, &PromptValues::new()) {
         Outcome::Usable(parsed, _) => refuse_repairs(parsed, options, &raw),
         Outcome::Broken(error, _) => Err(error),
         Outcome::NotJson(message) => Err(StructuredError::new(
@@ -814,6 +832,12 @@ fn typed<T: ModelAnswer>(
     if echoes_prompt(&value, prompt_values) {
         return Outcome::Template("the answer repeats a JSON example from the prompt".to_owned());
     }
+    if let Err(error) = T::normalize(&mut value) {
+        return Outcome::Broken(
+            StructuredError::schema(error.path, error.message, raw),
+            true,
+        );
+    }
     let answer_like = value.as_object().is_some_and(|object| {
         object.keys().any(|key| {
             let key = fold(key);
@@ -821,7 +845,12 @@ fn typed<T: ModelAnswer>(
                 || T::verdict_words().iter().any(|word| fold(word) == key)
         })
     });
-    let ignored_fields = match conform(&mut value, &schema.schema, T::verdict_words()) {
+    let ignored_fields = match conform(
+        &mut value,
+        &schema.schema,
+        T::verdict_words(),
+        &schema.bounds,
+    ) {
         Ok(ignored) => ignored,
         Err(ShapeError { path, message }) => {
             return Outcome::Broken(StructuredError::schema(path, message, raw), answer_like);

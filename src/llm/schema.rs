@@ -6,6 +6,7 @@
 //! ([`OutputSchema::embedded`]), and a test fails when the two differ. So the schema comes from the type,
 //! and the wasm module carries no generator.
 
+use super::bounds::{ListBound, apply};
 use serde_json::{Value, json};
 
 /// A named schema for one kind of answer.
@@ -13,6 +14,8 @@ use serde_json::{Value, json};
 pub struct OutputSchema {
     pub name: String,
     pub schema: Value,
+    /// The list bounds written into `schema`, with the options that set them (for errors that name them).
+    pub bounds: Vec<ListBound>,
 }
 
 impl OutputSchema {
@@ -21,10 +24,20 @@ impl OutputSchema {
         Self {
             name: name.to_owned(),
             schema: serde_json::from_str(text).unwrap_or(Value::Null),
+            bounds: Vec::new(),
         }
     }
 
-    /// The strict schema of `T`. Arrays are capped where `T` says so (`#[schemars(length(max = N))]`).
+    /// The same schema with each list bounded as `bounds` say (`maxItems`), replacing earlier bounds.
+    pub fn bounded(mut self, bounds: &[ListBound]) -> Self {
+        apply(&mut self.schema, bounds);
+        self.bounds
+            .retain(|old| !bounds.iter().any(|new| new.field == old.field));
+        self.bounds.extend_from_slice(bounds);
+        self
+    }
+
+    /// The strict schema of `T`. Lists get their bounds at run time, from options ([`OutputSchema::bounded`]).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn of<T: schemars::JsonSchema>(name: &str) -> Self {
         let settings = schemars::generate::SchemaSettings::draft07().with(|settings| {
@@ -37,6 +50,7 @@ impl OutputSchema {
         Self {
             name: name.to_owned(),
             schema,
+            bounds: Vec::new(),
         }
     }
 

@@ -4,6 +4,7 @@
 //! verdict word the answer does not have (`verdict`, `status`, ...) is an error, and any other unknown key
 //! is removed and reported.
 
+use super::bounds::{ListBound, named};
 use serde_json::Value;
 
 /// A shape error: the path of the bad part and what is wrong.
@@ -18,9 +19,15 @@ pub fn conform(
     value: &mut Value,
     schema: &Value,
     verdict_words: &[&str],
+    bounds: &[ListBound],
 ) -> Result<Vec<String>, ShapeError> {
     let mut ignored = Vec::new();
-    walk(value, schema, verdict_words, "", &mut ignored)?;
+    let mut walker = Walker {
+        verdict_words,
+        bounds,
+        ignored: &mut ignored,
+    };
+    walker.walk(value, schema, true, "")?;
     Ok(ignored)
 }
 
@@ -57,78 +64,98 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-fn walk(
-    value: &mut Value,
-    schema: &Value,
-    verdict_words: &[&str],
-    path: &str,
-    ignored: &mut Vec<String>,
-) -> Result<(), ShapeError> {
-    match value {
-        Value::Array(items) if allows(schema, "object") && !allows(schema, "array") => {
-            Err(ShapeError {
-                path: path.to_owned(),
-                message: format!("expected an object, got an array of {}", items.len()),
-            })
-        }
-        Value::Array(items) => {
-            if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
-                if items.len() as u64 > max {
-                    return Err(ShapeError {
-                        path: path.to_owned(),
-                        message: format!("{} items; the schema allows at most {max}", items.len()),
-                    });
+struct Walker<'a> {
+    verdict_words: &'a [&'a str],
+    bounds: &'a [ListBound],
+    ignored: &'a mut Vec<String>,
+}
+
+impl Walker<'_> {
+    /// Checks one node; verdict words are errors only among the top-level keys (`top`).
+    fn walk(
+        &mut self,
+        value: &mut Value,
+        schema: &Value,
+        top: bool,
+        path: &str,
+    ) -> Result<(), ShapeError> {
+        match value {
+            Value::Array(items) if allows(schema, "object") && !allows(schema, "array") => {
+                Err(ShapeError {
+                    path: path.to_owned(),
+                    message: format!("expected an object, got an array of {}", items.len()),
+                })
+            }
+            Value::Array(items) => {
+                if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
+                    if items.len() as u64 > max {
+                        return Err(self.too_long(path, items.len(), max));
+                    }
                 }
+                let Some(item_schema) = schema.get("items") else {
+                    return Ok(());
+                };
+                for (index, item) in items.iter_mut().enumerate() {
+                    self.walk(item, item_schema, false, &format!("{path}[{index}]"))?;
+                }
+                Ok(())
             }
-            let Some(item_schema) = schema.get("items") else {
-                return Ok(());
-            };
-            for (index, item) in items.iter_mut().enumerate() {
-                walk(item, item_schema, &[], &format!("{path}[{index}]"), ignored)?;
-            }
-            Ok(())
-        }
-        Value::Object(object) => {
-            let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-                return Ok(());
-            };
-            let unknown: Vec<String> = object
-                .keys()
-                .filter(|key| !properties.contains_key(*key))
-                .cloned()
-                .collect();
-            for key in unknown {
-                let here = join(path, &key);
-                if let Some(field) = properties
+            Value::Object(object) => {
+                let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                    return Ok(());
+                };
+                let unknown: Vec<String> = object
                     .keys()
-                    .find(|field| folded(field) == folded(&key))
-                {
-                    return Err(ShapeError {
-                        path: here,
-                        message: format!("`{key}` is another spelling of the field `{field}`"),
-                    });
+                    .filter(|key| !properties.contains_key(*key))
+                    .cloned()
+                    .collect();
+                for key in unknown {
+                    let here = join(path, &key);
+                    if let Some(field) = properties
+                        .keys()
+                        .find(|field| folded(field) == folded(&key))
+                    {
+                        return Err(ShapeError {
+                            path: here,
+                            message: format!("`{key}` is another spelling of the field `{field}`"),
+                        });
+                    }
+                    if top
+                        && self
+                            .verdict_words
+                            .iter()
+                            .any(|word| folded(word) == folded(&key))
+                    {
+                        return Err(ShapeError {
+                            path: here,
+                            message: format!(
+                                "`{key}` is not a field of this answer; the verdict is read only from its own fields"
+                            ),
+                        });
+                    }
+                    object.remove(&key);
+                    self.ignored.push(here);
                 }
-                if verdict_words
-                    .iter()
-                    .any(|word| folded(word) == folded(&key))
-                {
-                    return Err(ShapeError {
-                        path: here,
-                        message: format!(
-                            "`{key}` is not a field of this answer; the verdict is read only from its own fields"
-                        ),
-                    });
+                for (key, field_schema) in properties {
+                    if let Some(field) = object.get_mut(key) {
+                        self.walk(field, field_schema, false, &join(path, key))?;
+                    }
                 }
-                object.remove(&key);
-                ignored.push(here);
+                Ok(())
             }
-            for (key, field_schema) in properties {
-                if let Some(field) = object.get_mut(key) {
-                    walk(field, field_schema, &[], &join(path, key), ignored)?;
-                }
-            }
-            Ok(())
+            _ => Ok(()),
         }
-        _ => Ok(()),
+    }
+
+    /// A list past its `maxItems`: the error names the option that sets the bound, when one does.
+    fn too_long(&self, path: &str, count: usize, max: u64) -> ShapeError {
+        let message = match named(self.bounds, path) {
+            Some(bound) => bound.too_long(count),
+            None => format!("{count} items; the schema allows at most {max}"),
+        };
+        ShapeError {
+            path: path.to_owned(),
+            message,
+        }
     }
 }

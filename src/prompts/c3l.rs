@@ -99,6 +99,24 @@ pub async fn resolve_prompt(
     request: &PromptRequest<'_>,
 ) -> Result<ResolvedPrompt, PromptError> {
     let files = candidate_files(request)?;
+    resolve_among(loader, request, &files).await
+}
+
+/// Resolves only the most specific file (the host's, then the embedded one): a less specific file never
+/// stands in. A persona review needs its own prompt even where the host overrides the plain one.
+pub async fn resolve_exact_prompt(
+    loader: &impl PromptLoader,
+    request: &PromptRequest<'_>,
+) -> Result<ResolvedPrompt, PromptError> {
+    let files = candidate_files(request)?;
+    resolve_among(loader, request, files.get(..1).unwrap_or_default()).await
+}
+
+async fn resolve_among(
+    loader: &impl PromptLoader,
+    request: &PromptRequest<'_>,
+    files: &[String],
+) -> Result<ResolvedPrompt, PromptError> {
     let mut tried = Vec::new();
     for (rank, file) in files.iter().enumerate() {
         let path = host_path(request, file);

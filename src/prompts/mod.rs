@@ -6,7 +6,10 @@ pub mod embedded;
 pub mod front_matter;
 pub mod render;
 
-pub use c3l::{PromptRequest, PromptSource, ResolutionStatus, ResolvedPrompt, resolve_prompt};
+pub use c3l::{
+    PromptRequest, PromptSource, ResolutionStatus, ResolvedPrompt, resolve_exact_prompt,
+    resolve_prompt,
+};
 pub use front_matter::{FrontMatter, split_front_matter};
 pub use render::render_prompt;
 

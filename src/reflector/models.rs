@@ -88,9 +88,13 @@ pub struct ReflectionResult {
     /// Why the analysis failed (then `insights` is empty).
     #[serde(default)]
     pub error: Option<String>,
-    /// Tags the model gave to bullets the trajectory did not use: dropped, reported here.
+    /// Tags not kept, reported here: for a bullet the trajectory did not use, a second tag of one bullet,
+    /// or a re-ask's tag of a bullet it did not ask about.
     #[serde(default)]
     pub dropped_evaluations: Vec<BulletEvaluation>,
+    /// Used bullet ids the playbook does not hold: not shown to the model, not tagged.
+    #[serde(default)]
+    pub unknown_bullets: Vec<String>,
     /// Analysis rounds run.
     #[serde(default)]
     pub rounds: u32,
@@ -123,15 +127,56 @@ impl Validate for ReflectionResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(schemars::JsonSchema))]
 pub struct ModelReflection {
-    #[cfg_attr(not(target_arch = "wasm32"), schemars(length(max = 5)))]
     pub insights: Vec<Insight>,
-    #[cfg_attr(not(target_arch = "wasm32"), schemars(length(max = 20)))]
     pub bullet_evaluations: Vec<BulletEvaluation>,
 }
 
 pub const REFLECTION_SCHEMA_NAME: &str = "reflection";
 
-/// The strict schema of [`ModelReflection`], generated from it and checked in (tests/schemas.rs).
+/// Default bound on insights per answer (option `maxInsights`): the seed sets none.
+pub const DEFAULT_MAX_INSIGHTS: u32 = 20;
+/// Default room for tags beyond one per used bullet (option `extraBulletEvaluations`): a model may tag a
+/// bullet twice or tag one the trajectory did not use; those tags are dropped and reported, not refused.
+pub const DEFAULT_EXTRA_BULLET_EVALUATIONS: u32 = 10;
+
+/// The list bounds of a reflection: `max_insights`, and one tag per used bullet plus `extra_evaluations`.
+pub fn reflection_bounds(
+    max_insights: u32,
+    used_bullets: u32,
+    extra_evaluations: u32,
+) -> [crate::llm::ListBound; 2] {
+    [
+        crate::llm::ListBound::new("insights", "maxInsights", max_insights),
+        crate::llm::ListBound::above(
+            "bullet_evaluations",
+            "extraBulletEvaluations",
+            used_bullets,
+            "used bullets",
+            extra_evaluations,
+        ),
+    ]
+}
+
+/// Default bound on tags in a reflection read without its trajectory (option `maxBulletEvaluations`).
+pub const DEFAULT_MAX_BULLET_EVALUATIONS: u32 = 200;
+
+/// The list bounds of a reflection read without its trajectory: both set by options.
+pub fn standalone_reflection_bounds(
+    max_insights: u32,
+    max_bullet_evaluations: u32,
+) -> [crate::llm::ListBound; 2] {
+    [
+        crate::llm::ListBound::new("insights", "maxInsights", max_insights),
+        crate::llm::ListBound::new(
+            "bullet_evaluations",
+            "maxBulletEvaluations",
+            max_bullet_evaluations,
+        ),
+    ]
+}
+
+/// The strict schema of [`ModelReflection`] without list bounds, generated from it and checked in
+/// (tests/schemas.rs).
 pub fn reflection_schema() -> crate::llm::OutputSchema {
     crate::llm::OutputSchema::embedded(
         REFLECTION_SCHEMA_NAME,
@@ -142,7 +187,14 @@ pub fn reflection_schema() -> crate::llm::OutputSchema {
 impl crate::llm::ModelAnswer for ModelReflection {
     fn answer_schema() -> &'static crate::llm::OutputSchema {
         static SCHEMA: std::sync::OnceLock<crate::llm::OutputSchema> = std::sync::OnceLock::new();
-        SCHEMA.get_or_init(reflection_schema)
+        // Read without a trajectory (a host parsing its own answer); the Reflector sends the bound its
+        // trajectory needs.
+        SCHEMA.get_or_init(|| {
+            reflection_schema().bounded(&standalone_reflection_bounds(
+                DEFAULT_MAX_INSIGHTS,
+                DEFAULT_MAX_BULLET_EVALUATIONS,
+            ))
+        })
     }
 
     /// Every insight and evaluation valid (non-empty ids and texts), at parse time.

@@ -3,7 +3,8 @@
 //! insights; a failure is a result carrying the error, never a throw.
 
 use super::models::{
-    BulletEvaluation, Insight, ModelReflection, ReflectionResult, Trajectory, reflection_schema,
+    BulletEvaluation, DEFAULT_EXTRA_BULLET_EVALUATIONS, DEFAULT_MAX_INSIGHTS, Insight,
+    ModelReflection, ReflectionResult, Trajectory, reflection_bounds, reflection_schema,
 };
 use super::prompt::PromptBuilder;
 use crate::input::{InputError, Validate};
@@ -44,11 +45,31 @@ pub struct ReflectorOptions {
     #[serde(default = "crate::llm::parse::allow_repairs_by_default")]
     #[tsify(optional)]
     pub allow_repairs: bool,
+    /// Most insights an answer may hold (default 20; sent as the schema's `maxItems`).
+    #[serde(default = "default_max_insights")]
+    #[tsify(optional)]
+    pub max_insights: u32,
+    /// Tags an answer may hold beyond one per used bullet (default 10; the bound sent is the number of
+    /// used bullets plus this).
+    #[serde(default = "default_extra_evaluations")]
+    #[tsify(optional)]
+    pub extra_bullet_evaluations: u32,
 }
 
 fn one() -> u32 {
     1
 }
+
+fn default_max_insights() -> u32 {
+    DEFAULT_MAX_INSIGHTS
+}
+
+fn default_extra_evaluations() -> u32 {
+    DEFAULT_EXTRA_BULLET_EVALUATIONS
+}
+
+/// The most analysis rounds (`rounds`): each is a model call with the whole trajectory.
+pub const MAX_REFLECTION_ROUNDS: u32 = 10;
 
 fn default_playbook() -> String {
     "default".to_owned()
@@ -63,17 +84,25 @@ impl Default for ReflectorOptions {
             playbook: default_playbook(),
             language: Language::En,
             allow_repairs: crate::llm::parse::allow_repairs_by_default(),
+            max_insights: DEFAULT_MAX_INSIGHTS,
+            extra_bullet_evaluations: DEFAULT_EXTRA_BULLET_EVALUATIONS,
         }
     }
 }
 
 impl Validate for ReflectorOptions {
     fn validate(&self) -> Result<(), InputError> {
-        if !(1..=5).contains(&self.rounds) {
-            return Err(InputError::invalid("rounds", "must be 1 to 5"));
+        if !(1..=MAX_REFLECTION_ROUNDS).contains(&self.rounds) {
+            return Err(InputError::invalid(
+                "rounds",
+                format!("must be 1 to {MAX_REFLECTION_ROUNDS}"),
+            ));
         }
         if self.max_reasks > 5 {
             return Err(InputError::invalid("maxReasks", "must be at most 5"));
+        }
+        for bound in reflection_bounds(self.max_insights, 0, self.extra_bullet_evaluations) {
+            bound.checked()?;
         }
         crate::input::require_non_empty("playbook", &self.playbook)
     }
@@ -107,6 +136,11 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
         &self.store
     }
 
+    /// The injected LLM client.
+    pub fn llm(&self) -> &M {
+        &self.llm
+    }
+
     pub fn options(&self) -> &ReflectorOptions {
         &self.options
     }
@@ -129,19 +163,24 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
             trajectory: trajectory.clone(),
             error: Some(error),
             dropped_evaluations: Vec::new(),
+            unknown_bullets: Vec::new(),
             rounds,
             untagged_bullets: Vec::new(),
             refinement_error: None,
             repairs: Vec::new(),
         };
-        let (used_bullets, known_used) =
+        let (used_bullets, known_used, unknown_used) =
             match load_playbook(&self.store, &self.options.playbook).await {
                 Ok((playbook, _)) => {
-                    let known: Vec<String> = unique(&trajectory.used_bullet_ids)
-                        .into_iter()
-                        .filter(|id| playbook.bullet(id).is_some())
-                        .collect();
-                    (playbook.render_bullets(&trajectory.used_bullet_ids), known)
+                    let (known, unknown): (Vec<String>, Vec<String>) =
+                        unique(&trajectory.used_bullet_ids)
+                            .into_iter()
+                            .partition(|id| playbook.bullet(id).is_some());
+                    (
+                        playbook.render_bullets(&trajectory.used_bullet_ids),
+                        known,
+                        unknown,
+                    )
                 }
                 Err(error) => {
                     let message = language.pick(
@@ -177,7 +216,7 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
                 });
             let answer = match prompt {
                 Ok(prompt) => self
-                    .ask(&prompt, round)
+                    .ask(&prompt, round, &known_used)
                     .await
                     .map(|answer| (answer, prompt)),
                 Err(error) => Err(error),
@@ -216,7 +255,7 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
                  Answer again with a helpful, harmful or neutral tag for each of them.",
                 untagged.join(", ")
             );
-            if let Ok(second) = self.ask(&again, rounds).await {
+            if let Ok(second) = self.ask(&again, rounds, &known_used).await {
                 repairs.extend(second.repairs);
                 let (extra, extra_dropped) = keep_used(second.value.bullet_evaluations, &untagged);
                 kept.extend(extra);
@@ -230,6 +269,7 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
             trajectory: trajectory.clone(),
             error: None,
             dropped_evaluations: dropped,
+            unknown_bullets: unknown_used,
             rounds,
             untagged_bullets: untagged,
             refinement_error,
@@ -237,9 +277,20 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
         }
     }
 
-    /// One question to the model, validated; the error says why the answer could not be used.
-    async fn ask(&self, prompt: &str, round: u32) -> Result<Parsed<ModelReflection>, String> {
-        let schema = reflection_schema();
+    /// One question to the model about `used` bullets, validated; the error says why the answer could not
+    /// be used. The tags are bounded by the number of used bullets plus `extraBulletEvaluations`.
+    async fn ask(
+        &self,
+        prompt: &str,
+        round: u32,
+        used: &[String],
+    ) -> Result<Parsed<ModelReflection>, String> {
+        let used = u32::try_from(used.len()).unwrap_or(u32::MAX);
+        let schema = reflection_schema().bounded(&reflection_bounds(
+            self.options.max_insights,
+            used,
+            self.options.extra_bullet_evaluations,
+        ));
         let Asked { answer, queries } = ask_structured::<ModelReflection>(
             &self.llm,
             prompt,

@@ -5,7 +5,8 @@ use super::errors::{coded_error, invalid};
 use super::llm_ports::{JsLogger, JsPromptLoader, JsQueryFn, optional_logger};
 use super::model_answer::parse_model_answer;
 use super::ports::optional_function;
-use crate::closer::handler::{DEFAULT_MAX_ITERATIONS, NextCheck};
+use crate::closer::handler::{DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT, NextCheck};
+use crate::closer::output::{DEFAULT_MAX_CHECKLIST_ITEMS, DEFAULT_MAX_PENDING_ACTIONS};
 use crate::closer::{
     C3l, Closer, CloserCompletionHandler, CloserInput, CloserOptions, CloserResult,
     CloserStructuredOutput, DecisionOptions, closer_output_schema, decide_completion,
@@ -43,6 +44,7 @@ export interface CloserSetup extends CloserOptions {
 export interface CompletionHandlerSetup {
   stepId: string;
   c3l: C3l;
+  /** Checks before the handler stops asking and reports the limit (default 5, at most 100). */
   maxIterations?: number;
 }
 
@@ -59,6 +61,14 @@ export interface ParseOptions {
   startsInReasoning?: boolean;
   /** The endpoint's `finish_reason`: `"length"` makes any answer `truncated`, however complete it looks. */
   finishReason?: string;
+}
+
+/** Bounds on the lists of a Closer answer, sent as the schema's `maxItems` and enforced at parse. */
+export interface CloserListBounds {
+  /** Most checklist items (default 100). */
+  maxChecklistItems?: number;
+  /** Most pending actions (default 50). */
+  maxPendingActions?: number;
 }
 
 export type CloserParseResult = { ok: true; output: CloserStructuredOutput; repairs: Repair[]; ignoredFields: string[] } | { ok: false; error: StructuredError };
@@ -100,15 +110,33 @@ pub fn decide(
 #[wasm_bindgen(js_name = parseCloserOutput, unchecked_return_type = "CloserParseResult")]
 pub fn parse_closer_output(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ParseOptions")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ParseOptions & CloserListBounds")]
+    options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    parse_model_answer::<CloserStructuredOutput>(&text, &options, "output")
+    parse_model_answer::<CloserStructuredOutput>(&text, &options, "output", &CLOSER_BOUNDS)
 }
 
-/// The strict JSON Schema of the Closer's answer.
+/// The Closer answer's list bounds a parse or schema call may set.
+const CLOSER_BOUNDS: [super::model_answer::BoundOption; 2] = [
+    (
+        "checklist",
+        "maxChecklistItems",
+        DEFAULT_MAX_CHECKLIST_ITEMS,
+    ),
+    (
+        "pendingActions",
+        "maxPendingActions",
+        DEFAULT_MAX_PENDING_ACTIONS,
+    ),
+];
+
+/// The strict JSON Schema of the Closer's answer, with the list bounds (`{ maxChecklistItems?,
+/// maxPendingActions? }`, defaults 100 and 50).
 #[wasm_bindgen(js_name = closerOutputSchema, unchecked_return_type = "StrictSchema")]
-pub fn output_schema() -> Result<JsValue, JsValue> {
-    super::model_answer::strict_schema_js(&closer_output_schema())
+pub fn output_schema(
+    #[wasm_bindgen(unchecked_optional_param_type = "CloserListBounds")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    super::model_answer::bounded_schema_js(closer_output_schema(), &options, &CLOSER_BOUNDS)
 }
 
 /// What the next iteration is told: unfinished items, pending actions, reasons.
@@ -223,6 +251,12 @@ impl JsCloser {
         let setup: HandlerSetup = from_js("setup", &setup).map_err(invalid)?;
         crate::input::require_non_empty("setup.stepId", &setup.step_id).map_err(invalid)?;
         let max = setup.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS);
+        if !(1..=MAX_ITERATIONS_LIMIT).contains(&max) {
+            return Err(invalid(crate::input::InputError::invalid(
+                "setup.maxIterations",
+                format!("must be 1 to {MAX_ITERATIONS_LIMIT}"),
+            )));
+        }
         let state = CloserCompletionHandler::new(setup.step_id, setup.c3l, max)
             .with_language(self.inner.options().language);
         Ok(JsCompletionHandler {
@@ -296,8 +330,16 @@ impl JsCompletionHandler {
         ))
     }
 
-    #[wasm_bindgen(js_name = isComplete)]
-    pub fn is_complete(&self) -> bool {
+    /// Whether the last check said complete, as the seed's `CompletionHandler` has it: a Promise. Await it;
+    /// `complete` is the same answer without one.
+    #[wasm_bindgen(js_name = isComplete, unchecked_return_type = "Promise<boolean>")]
+    pub fn is_complete(&self) -> Promise {
+        Promise::resolve(&JsValue::from_bool(self.state.borrow().is_complete()))
+    }
+
+    /// Whether the last check said complete (false before the first check).
+    #[wasm_bindgen(getter)]
+    pub fn complete(&self) -> bool {
         self.state.borrow().is_complete()
     }
 

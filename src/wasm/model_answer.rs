@@ -2,6 +2,7 @@
 
 use super::convert::{from_js, to_js};
 use crate::input::InputError;
+use crate::llm::ListBound;
 use serde::Serialize;
 use wasm_bindgen::JsValue;
 
@@ -30,27 +31,40 @@ pub fn parse_outcome<T: Serialize>(
     Ok(answer.into())
 }
 
-/// Parses a model's answer text with the options `{ allowRepairs? }`. Anything but a string (`null` from a
-/// refusal or a tool call included) is the caller's error: give the text, or handle the refusal first.
+/// A list bound a parse function's options may set: the answer's field, the option, its default.
+pub type BoundOption = (&'static str, &'static str, u32);
+
+/// Parses a model's answer text with the options `{ allowRepairs?, startsInReasoning?, finishReason? }` and
+/// the list bounds `bound_options` name. Anything but a string (`null` from a refusal or a tool call
+/// included) is the caller's error: give the text, or handle the refusal first.
 pub fn parse_model_answer<T: crate::llm::ModelAnswer>(
     text: &JsValue,
     options: &JsValue,
     key: &str,
+    bound_options: &[BoundOption],
 ) -> Result<JsValue, JsValue> {
     let text = super::args::text("text", text).map_err(super::errors::invalid)?;
-    let parse = parse_options(options).map_err(super::errors::invalid)?;
+    let (parse, bounds) = parse_options(options, bound_options).map_err(super::errors::invalid)?;
     // A finish reason that says the endpoint withheld the answer: nothing in the text is read.
     let finish = finish_reason(options);
     if let Some(error) = finish.as_deref().and_then(crate::llm::ask::withheld) {
         return parse_outcome::<T>(Err(error), key);
     }
-    parse_outcome(crate::llm::parse_answer::<T>(&text, parse), key)
+    let schema = T::answer_schema().clone().bounded(&bounds);
+    parse_outcome(
+        crate::llm::parse_answer_with::<T>(&text, parse, None, &schema),
+        key,
+    )
 }
 
-/// `{ allowRepairs?, startsInReasoning?, finishReason? }`, absent meaning the defaults.
-pub fn parse_options(value: &JsValue) -> Result<crate::llm::ParseOptions, InputError> {
+/// `{ allowRepairs?, startsInReasoning?, finishReason? }` and the bound options, absent meaning the
+/// defaults. Any other key is an error that lists the ones read.
+pub fn parse_options(
+    value: &JsValue,
+    bound_options: &[BoundOption],
+) -> Result<(crate::llm::ParseOptions, Vec<ListBound>), InputError> {
     #[derive(serde::Deserialize)]
-    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     struct Options {
         #[serde(default = "yes")]
         allow_repairs: bool,
@@ -58,22 +72,88 @@ pub fn parse_options(value: &JsValue) -> Result<crate::llm::ParseOptions, InputE
         starts_in_reasoning: bool,
         #[serde(default)]
         finish_reason: Option<String>,
+        #[serde(flatten)]
+        rest: std::collections::BTreeMap<String, serde_json::Value>,
     }
     fn yes() -> bool {
         true
     }
     if super::args::is_absent(value) {
-        return Ok(crate::llm::ParseOptions::default());
+        return Ok((crate::llm::ParseOptions::default(), Vec::new()));
     }
     let options: Options = from_js("options", value)?;
-    Ok(crate::llm::ParseOptions {
-        allow_repairs: options.allow_repairs,
-        starts_in_reasoning: options.starts_in_reasoning,
-        cut_off: options
-            .finish_reason
-            .as_deref()
-            .is_some_and(crate::llm::ask::cut_off_by),
-    })
+    let bounds = read_bounds(&options.rest, bound_options, &PARSE_OPTION_NAMES)?;
+    Ok((
+        crate::llm::ParseOptions {
+            allow_repairs: options.allow_repairs,
+            starts_in_reasoning: options.starts_in_reasoning,
+            cut_off: options
+                .finish_reason
+                .as_deref()
+                .is_some_and(crate::llm::ask::cut_off_by),
+        },
+        bounds,
+    ))
+}
+
+const PARSE_OPTION_NAMES: [&str; 3] = ["allowRepairs", "startsInReasoning", "finishReason"];
+
+/// The bounds `given` sets (each a whole number from 1 to the most a bound may be); a key that is neither a
+/// bound option nor one of `others` is an error naming every option read.
+fn read_bounds(
+    given: &std::collections::BTreeMap<String, serde_json::Value>,
+    bound_options: &[BoundOption],
+    others: &[&str],
+) -> Result<Vec<ListBound>, InputError> {
+    let mut bounds = Vec::new();
+    for (key, value) in given {
+        let Some((field, option, _)) = bound_options.iter().find(|(_, option, _)| option == key)
+        else {
+            let known: Vec<&str> = others
+                .iter()
+                .copied()
+                .chain(bound_options.iter().map(|(_, option, _)| *option))
+                .collect();
+            return Err(InputError::invalid(
+                &format!("options.{key}"),
+                format!(
+                    "is not an option here; the options are {}",
+                    known.join(", ")
+                ),
+            ));
+        };
+        let bound = ListBound::new(
+            field,
+            option,
+            value
+                .as_u64()
+                .and_then(|max| u32::try_from(max).ok())
+                .unwrap_or(0),
+        );
+        bound.checked().map_err(|error| error.within("options"))?;
+        bounds.push(bound);
+    }
+    Ok(bounds)
+}
+
+/// A strict schema with the list bounds `options` set (the defaults for the rest), as JS.
+pub fn bounded_schema_js(
+    schema: crate::llm::OutputSchema,
+    options: &JsValue,
+    bound_options: &[BoundOption],
+) -> Result<JsValue, JsValue> {
+    let defaults: Vec<ListBound> = bound_options
+        .iter()
+        .map(|(field, option, max)| ListBound::new(field, option, *max))
+        .collect();
+    let given = if super::args::is_absent(options) {
+        Vec::new()
+    } else {
+        let map: std::collections::BTreeMap<String, serde_json::Value> =
+            from_js("options", options).map_err(super::errors::invalid)?;
+        read_bounds(&map, bound_options, &[]).map_err(super::errors::invalid)?
+    };
+    strict_schema_js(&schema.bounded(&defaults).bounded(&given))
 }
 
 /// The `finishReason` option as given (already checked to be a string by [`parse_options`]).

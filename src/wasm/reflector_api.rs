@@ -41,16 +41,36 @@ export interface GovernorPorts {
 
 export type DeltaOp = { op_id: string } & DeltaKind;
 
+/** Bounds on the lists of a reflection read by `parseReflection` (defaults 20 and 200). */
+export interface ReflectionListBounds {
+  maxInsights?: number;
+  maxBulletEvaluations?: number;
+}
+
 export type ReflectionParse = { ok: true; reflection: ModelReflection; repairs: Repair[]; ignoredFields: string[] } | { ok: false; error: StructuredError };
 "#;
+
+/// A reflection's list bounds a parse may set (without a trajectory, the tags are bounded directly).
+const REFLECTION_BOUNDS: [super::model_answer::BoundOption; 2] = [
+    (
+        "insights",
+        "maxInsights",
+        crate::reflector::models::DEFAULT_MAX_INSIGHTS,
+    ),
+    (
+        "bullet_evaluations",
+        "maxBulletEvaluations",
+        crate::reflector::models::DEFAULT_MAX_BULLET_EVALUATIONS,
+    ),
+];
 
 /// Extracts and parses a Reflector answer (insights and bullet tags) from model text.
 #[wasm_bindgen(js_name = parseReflection, unchecked_return_type = "ReflectionParse")]
 pub fn parse_reflection(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ParseOptions")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ParseOptions & ReflectionListBounds")] options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    parse_model_answer::<ModelReflection>(&text, &options, "reflection")
+    parse_model_answer::<ModelReflection>(&text, &options, "reflection", &REFLECTION_BOUNDS)
 }
 
 type JsGovernorPorts = Governor<JsQueryFn, JsPromptLoader, JsStore, JsClock>;

@@ -29,6 +29,12 @@ export interface WatcherSetup extends WatcherOptions {
 /** The host's executor, run again with the watcher's issues (rounds 2 and 3). */
 export type RerunExecutor = (issues: string[], round: number) => ExecutorOutput | Promise<ExecutorOutput>;
 
+/** Bounds on the lists of a verdict read by `parseWatcherVerdict` (defaults 100 and 50). */
+export interface VerdictListBounds {
+  maxIssues?: number;
+  maxBlindspots?: number;
+}
+
 export type WatcherVerdictParse = { ok: true; verdict: ModelVerdict; repairs: Repair[]; ignoredFields: string[] } | { ok: false; error: StructuredError };
 
 /** The persona best placed to watch `executorPersona`, from `catalog` (the built-in one by default). */
@@ -91,12 +97,27 @@ pub fn pick(executor: JsValue, candidates: JsValue) -> Result<JsValue, JsValue> 
 }
 
 /// Extracts and parses a Watcher verdict from model text.
+/// The verdict's list bounds a parse may set.
+const VERDICT_BOUNDS: [super::model_answer::BoundOption; 2] = [
+    (
+        "issues",
+        "maxIssues",
+        crate::watcher::contract::DEFAULT_MAX_ISSUES,
+    ),
+    (
+        "blindspots_covered",
+        "maxBlindspots",
+        crate::watcher::contract::DEFAULT_MAX_BLINDSPOTS,
+    ),
+];
+
 #[wasm_bindgen(js_name = parseWatcherVerdict, unchecked_return_type = "WatcherVerdictParse")]
 pub fn parse_verdict(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ParseOptions")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ParseOptions & VerdictListBounds")]
+    options: JsValue,
 ) -> Result<JsValue, JsValue> {
-    parse_model_answer::<ModelVerdict>(&text, &options, "verdict")
+    parse_model_answer::<ModelVerdict>(&text, &options, "verdict", &VERDICT_BOUNDS)
 }
 
 type JsBackedWatcher = Watcher<JsPromptLoader, JsStore, JsClock>;

@@ -1,40 +1,81 @@
 //! The verdict contract (seed 000 guarantees and completion-protocol approval criteria), enforced on
-//! whatever the model answered: always a verdict; undecidable or contract-breaking -> pass false.
+//! whatever the model answered: always a verdict; undecidable or contract-breaking -> pass false; the
+//! seed's step 4 decides pass.
 
+use super::criteria::is_critical;
 use super::declaration::{declaration_heading, persona_declaration};
 use super::types::{Language, Persona, WatcherOutput};
-use crate::llm::{OutputSchema, StructuredError};
+use crate::input::InputError;
+use crate::llm::{ListBound, OutputSchema, StructuredError};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tsify::Tsify;
 
-/// What the model is asked to answer. `persona_applied` is not asked: the Watcher knows which persona it
-/// installed and sets it itself.
+/// What the model answers: the seed's output contract (`pass`, `issues`, `inspection_log`,
+/// `persona_applied`, `blindspots_covered`, `misclassification_detected`, `reclassification_suggestion`),
+/// plus the completion protocol's approval criteria where the model states them. The fields the seed's
+/// own examples leave out (`persona_applied`, the two Phase 2 fields, the criteria) may be absent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(schemars::JsonSchema))]
 #[tsify(missing_as_null)]
 pub struct ModelVerdict {
-    /// Whether the artifacts pass the inspection.
+    /// Whether the artifacts pass: false with a critical issue; true when the trade-offs are acknowledged.
     pub pass: bool,
     /// Problems found; prefix critical ones with "CRITICAL:".
-    #[cfg_attr(not(target_arch = "wasm32"), schemars(length(max = 8)))]
     pub issues: Vec<String>,
     /// What was inspected, item by item, and the conclusion.
     pub inspection_log: String,
+    /// The persona the inspection was made under (`null` for a plain review).
+    #[serde(default)]
+    pub persona_applied: Option<String>,
     /// How the executor's blind spots were covered.
-    #[cfg_attr(not(target_arch = "wasm32"), schemars(length(max = 5)))]
     pub blindspots_covered: Vec<String>,
     /// Whether the task was classified wrongly.
-    pub misclassification_detected: bool,
+    #[serde(default)]
+    pub misclassification_detected: Option<bool>,
     /// The better classification, when it was wrong.
     #[serde(default)]
     pub reclassification_suggestion: Option<String>,
-    /// Whether the trade-offs of the result are recognised.
-    pub trade_offs_acknowledged: bool,
+    /// The completion protocol's approval criteria, as judged.
+    #[serde(default)]
+    pub approval_criteria: Option<ApprovalCriteria>,
+}
+
+/// The completion protocol's approval criteria (seed 000 `approval_criteria`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(schemars::JsonSchema))]
+pub struct ApprovalCriteria {
+    /// No critical issue was found.
+    pub no_critical_issues: bool,
+    /// The result's trade-offs are recognised.
+    pub acknowledged_trade_offs: bool,
+}
+
+/// How a verdict is decided beyond the seed's step 4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct VerdictRule {
+    /// Pass only when the answer states `approval_criteria.acknowledged_trade_offs: true` (stricter than
+    /// the seed, whose output contract has no such field).
+    pub require_trade_off_acknowledgement: bool,
 }
 
 pub const WATCHER_SCHEMA_NAME: &str = "watcher_verdict";
 
-/// The strict schema of [`ModelVerdict`], generated from it and checked in (tests/schemas.rs).
+/// Default bound on issues in a verdict (option `maxIssues`): the seed sets none.
+pub const DEFAULT_MAX_ISSUES: u32 = 100;
+/// Default bound on covered blind spots (option `maxBlindspots`).
+pub const DEFAULT_MAX_BLINDSPOTS: u32 = 50;
+
+/// The list bounds of a verdict, from the options that set them.
+pub fn verdict_bounds(max_issues: u32, max_blindspots: u32) -> [ListBound; 2] {
+    [
+        ListBound::new("issues", "maxIssues", max_issues),
+        ListBound::new("blindspots_covered", "maxBlindspots", max_blindspots),
+    ]
+}
+
+/// The strict schema of [`ModelVerdict`] without list bounds, generated from it and checked in
+/// (tests/schemas.rs).
 pub fn watcher_verdict_schema() -> OutputSchema {
     OutputSchema::embedded(
         WATCHER_SCHEMA_NAME,
@@ -42,10 +83,15 @@ pub fn watcher_verdict_schema() -> OutputSchema {
     )
 }
 
+/// The schema sent with a Watcher query: [`watcher_verdict_schema`] with the list bounds.
+pub fn bounded_verdict_schema(max_issues: u32, max_blindspots: u32) -> OutputSchema {
+    watcher_verdict_schema().bounded(&verdict_bounds(max_issues, max_blindspots))
+}
+
 impl crate::llm::ModelAnswer for ModelVerdict {
     fn answer_schema() -> &'static OutputSchema {
         static SCHEMA: std::sync::OnceLock<OutputSchema> = std::sync::OnceLock::new();
-        SCHEMA.get_or_init(watcher_verdict_schema)
+        SCHEMA.get_or_init(|| bounded_verdict_schema(DEFAULT_MAX_ISSUES, DEFAULT_MAX_BLINDSPOTS))
     }
 
     fn verdict_words() -> &'static [&'static str] {
@@ -59,18 +105,29 @@ impl crate::llm::ModelAnswer for ModelVerdict {
             "success",
         ]
     }
-}
 
-fn is_critical(issue: &str) -> bool {
-    issue.trim_start().to_uppercase().starts_with("CRITICAL")
+    /// The approval criteria written at the top level (`trade_offs_acknowledged`, the earlier spelling,
+    /// `acknowledged_trade_offs`, `no_critical_issues`) are read as `approval_criteria`; a missing
+    /// `no_critical_issues` follows the issues list.
+    fn normalize(value: &mut Value) -> Result<(), InputError> {
+        super::criteria::gather_criteria(value)
+    }
 }
 
 /// Turns the model's answer (or its failure) into a verdict that keeps every guarantee.
+///
+/// The seed's step 4 decides: a critical issue (an issue starting with "CRITICAL", or
+/// `approval_criteria.no_critical_issues: false`) makes pass false; otherwise pass follows the trade-off
+/// acknowledgement, which is the model's own `pass` in the seed's output shape and
+/// `approval_criteria.acknowledged_trade_offs` where the answer states it. An answer whose `pass`
+/// disagrees with its own criteria cannot be decided, and an undecidable verdict is pass false (seed
+/// guarantee). `rule` adds what the host asks beyond the seed.
 pub fn enforce_contract(
     answer: Result<ModelVerdict, StructuredError>,
     installed: Option<&Persona>,
     executor_persona: Option<&Persona>,
     language: Language,
+    rule: VerdictRule,
 ) -> WatcherOutput {
     let declaration =
         installed.map(|persona| persona_declaration(persona, executor_persona, language));
@@ -97,6 +154,7 @@ pub fn enforce_contract(
                 blindspots_covered: Vec::new(),
                 misclassification_detected: false,
                 reclassification_suggestion: None,
+                ignored_input_fields: Vec::new(),
             };
         }
     };
@@ -134,10 +192,21 @@ pub fn enforce_contract(
             ));
         }
     }
+    if let (Some(named), Some(executor)) = (&verdict.persona_applied, executor_persona) {
+        let same = |a: &str, b: &str| a.trim().to_lowercase() == b.trim().to_lowercase();
+        let installed_name = installed.map(|persona| persona.name.as_str());
+        if same(named, &executor.name) && !installed_name.is_some_and(|name| same(name, named)) {
+            contract(&language.pick(
+                || format!("the answer says it inspected as {named}, the executor's own persona"),
+                || format!("executor と同じ人格 {named} として検査したと回答しています"),
+            ));
+        }
+    }
+    let misclassified = verdict.misclassification_detected == Some(true);
     let suggestion = verdict
         .reclassification_suggestion
         .filter(|s| !s.trim().is_empty());
-    if verdict.misclassification_detected && suggestion.is_none() {
+    if misclassified && suggestion.is_none() {
         contract(&language.pick(
             || "misclassification_detected without a reclassification_suggestion".to_owned(),
             || {
@@ -146,14 +215,38 @@ pub fn enforce_contract(
             },
         ));
     }
-    if verdict.pass && !verdict.trade_offs_acknowledged {
+    let criteria = verdict.approval_criteria;
+    if let Some(criteria) = criteria {
+        let by_criteria = criteria.no_critical_issues && criteria.acknowledged_trade_offs;
+        if verdict.pass != by_criteria {
+            contract(&language.pick(
+                || {
+                    format!(
+                        "undecidable: pass is {} but approval_criteria say no_critical_issues {} \
+                         and acknowledged_trade_offs {}",
+                        verdict.pass, criteria.no_critical_issues, criteria.acknowledged_trade_offs
+                    )
+                },
+                || {
+                    format!(
+                        "判定不能: pass は {} ですが approval_criteria は no_critical_issues {}、\
+                         acknowledged_trade_offs {} です",
+                        verdict.pass, criteria.no_critical_issues, criteria.acknowledged_trade_offs
+                    )
+                },
+            ));
+        }
+    }
+    let acknowledged = criteria.map(|criteria| criteria.acknowledged_trade_offs);
+    if rule.require_trade_off_acknowledgement && verdict.pass && acknowledged != Some(true) {
         contract(&language.pick(
-            || "pass without acknowledged trade-offs".to_owned(),
-            || "トレードオフが認識されていないのに合格です".to_owned(),
+            || "pass without approval_criteria.acknowledged_trade_offs (required by the option requireTradeOffAcknowledgement)".to_owned(),
+            || "approval_criteria.acknowledged_trade_offs がないのに合格です（requireTradeOffAcknowledgement）".to_owned(),
         ));
     }
-    let critical = issues.iter().any(|issue| is_critical(issue));
-    let pass = verdict.pass && !critical && !broken && verdict.trade_offs_acknowledged;
+    let critical = issues.iter().any(|issue| is_critical(issue))
+        || criteria.is_some_and(|criteria| !criteria.no_critical_issues);
+    let pass = verdict.pass && !critical && !broken && acknowledged != Some(false);
     let mut inspection_log = verdict.inspection_log;
     if let (Some(persona), Some(declaration)) = (installed, &declaration) {
         if !inspection_log.starts_with(&declaration_heading(persona, language)) {
@@ -166,7 +259,8 @@ pub fn enforce_contract(
         inspection_log,
         persona_applied,
         blindspots_covered: verdict.blindspots_covered,
-        misclassification_detected: verdict.misclassification_detected,
+        misclassification_detected: misclassified,
         reclassification_suggestion: suggestion,
+        ignored_input_fields: Vec::new(),
     }
 }

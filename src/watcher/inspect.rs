@@ -1,16 +1,19 @@
 //! `Watcher::inspect`: pre-check, persona install (declaration, or fallback to a plain review), C3L
 //! prompt, ask (with the shared bounded re-ask), enforce the contract, record the decision in the ledger.
 
-use super::contract::{ModelVerdict, enforce_contract, watcher_verdict_schema};
+use super::contract::{
+    DEFAULT_MAX_BLINDSPOTS, DEFAULT_MAX_ISSUES, ModelVerdict, VerdictRule, bounded_verdict_schema,
+    enforce_contract, verdict_bounds,
+};
 use super::declaration::persona_declaration;
 use super::ledger::{LedgerEntry, append_entry};
 use super::persona::executor_persona_of;
-use super::precheck::{persona_missing, precheck};
+use super::precheck::{persona_install_failed, precheck};
 use super::types::{Language, Persona, WatcherInput, WatcherOutput};
 use crate::input::{InputError, Validate, require_non_empty};
 use crate::llm::{Asked, StructuredError, ask_structured};
 use crate::ports::{Clock, Llm, LogLevel, Logger, NoLogger, PromptLoader, Store};
-use crate::prompts::{PromptRequest, ResolutionStatus, render_prompt, resolve_prompt};
+use crate::prompts::{PromptRequest, render_prompt, resolve_exact_prompt, resolve_prompt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -37,10 +40,70 @@ pub struct WatcherOptions {
     #[serde(default = "crate::llm::parse::allow_repairs_by_default")]
     #[tsify(optional)]
     pub allow_repairs: bool,
+    /// Most issues a verdict may hold (default 100; sent as the schema's `maxItems`).
+    #[serde(default = "default_max_issues")]
+    #[tsify(optional)]
+    pub max_issues: u32,
+    /// Most covered blind spots a verdict may hold (default 50; sent as the schema's `maxItems`).
+    #[serde(default = "default_max_blindspots")]
+    #[tsify(optional)]
+    pub max_blindspots: u32,
+    /// Pass only when the answer states `approval_criteria.acknowledged_trade_offs: true` (default false:
+    /// the seed's output shape, where the model's `pass` is its trade-off judgement, is enough).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub require_trade_off_acknowledgement: bool,
+    /// Completion-protocol rounds before escalating to a human (default 3, the seed's `max_iterations`).
+    #[serde(default = "default_max_rounds")]
+    #[tsify(optional)]
+    pub max_rounds: u32,
+    /// When a persona review has no usable persona prompt, review without the persona (the seed's
+    /// fallback, recorded in the verdict) instead of failing the review (default false).
+    #[serde(default)]
+    #[tsify(optional)]
+    pub persona_fallback_to_plain: bool,
 }
 
 fn one() -> u32 {
     1
+}
+
+fn default_max_issues() -> u32 {
+    DEFAULT_MAX_ISSUES
+}
+
+fn default_max_blindspots() -> u32 {
+    DEFAULT_MAX_BLINDSPOTS
+}
+
+fn default_max_rounds() -> u32 {
+    super::protocol::DEFAULT_MAX_ROUNDS
+}
+
+/// The highest `maxRounds`: each round re-runs the executor.
+pub const MAX_ROUNDS_LIMIT: u32 = 10;
+
+impl WatcherOptions {
+    /// Options with every default: a plain English review for `agent_id`.
+    pub fn new(agent_id: impl Into<String>) -> Self {
+        Self {
+            working_dir: String::new(),
+            agent_id: agent_id.into(),
+            language: Language::En,
+            max_reasks: 1,
+            allow_repairs: crate::llm::parse::allow_repairs_by_default(),
+            max_issues: DEFAULT_MAX_ISSUES,
+            max_blindspots: DEFAULT_MAX_BLINDSPOTS,
+            require_trade_off_acknowledgement: false,
+            max_rounds: super::protocol::DEFAULT_MAX_ROUNDS,
+            persona_fallback_to_plain: false,
+        }
+    }
+
+    /// The schema sent with each query: the verdict's schema with these list bounds.
+    pub fn answer_schema(&self) -> crate::llm::OutputSchema {
+        bounded_verdict_schema(self.max_issues, self.max_blindspots)
+    }
 }
 
 impl Validate for WatcherOptions {
@@ -48,6 +111,15 @@ impl Validate for WatcherOptions {
         require_non_empty("agentId", &self.agent_id)?;
         if self.max_reasks > 5 {
             return Err(InputError::invalid("maxReasks", "must be at most 5"));
+        }
+        if !(1..=MAX_ROUNDS_LIMIT).contains(&self.max_rounds) {
+            return Err(InputError::invalid(
+                "maxRounds",
+                format!("must be 1 to {MAX_ROUNDS_LIMIT}"),
+            ));
+        }
+        for bound in verdict_bounds(self.max_issues, self.max_blindspots) {
+            bound.checked()?;
         }
         Ok(())
     }
@@ -87,10 +159,15 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
     /// One inspection (completion-protocol round `round`). Always returns a verdict.
     pub async fn inspect(&self, input: &WatcherInput, llm: &impl Llm, round: u32) -> WatcherOutput {
         let language = self.options.language;
-        let output = match precheck(input, language) {
+        let mut output = match precheck(input, language) {
             Some(verdict) => verdict,
             None => self.inspect_with_model(input, llm).await,
         };
+        output.ignored_input_fields = input
+            .executor_result
+            .as_ref()
+            .map(|result| result.ignored_fields())
+            .unwrap_or_default();
         self.record(input, &output, round).await;
         output
     }
@@ -100,26 +177,28 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
         let (prompt, installed, note) = match &input.persona {
             Some(persona) => match self.prompt(input, Some(persona)).await {
                 Ok(prompt) => (Ok(prompt), Some(persona), None),
-                Err(why) => {
+                Err(why) if self.options.persona_fallback_to_plain && !input.persona_required => {
+                    // The seed's fallback, chosen by the host: a plain review that says why.
                     let note = language.pick(
                         || format!("Persona install failed ({why}); plain review.\n\n"),
                         || format!("人格インストール失敗（{why}）。素のAIとして検査します。\n\n"),
                     );
                     self.logger.log(LogLevel::Warn, &format!("watcher: {note}"));
-                    if input.persona_required {
-                        // The seed's fallback (a plain review) does not meet a task that needs a persona.
-                        let mut output = persona_missing(language);
-                        output.inspection_log = format!("{note}{}", output.inspection_log);
-                        return output;
-                    }
                     (self.prompt(input, None).await, None, Some(note))
+                }
+                Err(why) => {
+                    self.logger.log(
+                        LogLevel::Warn,
+                        &format!("watcher: persona install failed: {why}"),
+                    );
+                    return persona_install_failed(persona, &why, language);
                 }
             },
             None => (self.prompt(input, None).await, None, None),
         };
         let answer = match prompt {
             Ok(prompt) => {
-                let schema = watcher_verdict_schema();
+                let schema = self.options.answer_schema();
                 let Asked { answer, queries } = ask_structured::<ModelVerdict>(
                     llm,
                     &prompt,
@@ -139,7 +218,11 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
             Err(why) => Err(StructuredError::query(format!("prompt: {why}"))),
         };
         let executor_persona = executor_persona_of(input);
-        let mut output = enforce_contract(answer, installed, executor_persona.as_ref(), language);
+        let rule = VerdictRule {
+            require_trade_off_acknowledgement: self.options.require_trade_off_acknowledgement,
+        };
+        let mut output =
+            enforce_contract(answer, installed, executor_persona.as_ref(), language, rule);
         if let Some(note) = note {
             output.inspection_log = format!("{note}{}", output.inspection_log);
         }
@@ -160,15 +243,13 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
             edition: "default",
             adaptation: persona.map(|_| "persona"),
         };
-        let resolved = resolve_prompt(&self.loader, &request)
-            .await
-            .map_err(|error| error.to_string())?;
-        if persona.is_some() && resolved.status == ResolutionStatus::Fallback {
-            return Err(format!(
-                "no persona prompt (tried {})",
-                resolved.tried.join(", ")
-            ));
+        // The persona prompt and the plain one are resolved apart: a host override of one never stands in
+        // for the other.
+        let resolved = match persona {
+            Some(_) => resolve_exact_prompt(&self.loader, &request).await,
+            None => resolve_prompt(&self.loader, &request).await,
         }
+        .map_err(|error| error.to_string())?;
         let mut variables = BTreeMap::new();
         variables.insert(
             "original_request".to_owned(),

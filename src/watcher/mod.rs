@@ -7,6 +7,7 @@
 //! [`contract`] (enforcing the verdict), [`ledger`] (entries). Orchestration: [`inspect`], [`protocol`].
 
 pub mod contract;
+pub mod criteria;
 pub mod declaration;
 pub mod inspect;
 pub mod ledger;

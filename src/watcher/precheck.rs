@@ -3,7 +3,7 @@
 //! artifacts must not be empty. Any of them decides the verdict (pass false) without asking the model.
 
 use super::persona::divergence_violation;
-use super::types::{Language, WatcherInput, WatcherOutput, is_completed};
+use super::types::{Language, Persona, WatcherInput, WatcherOutput, is_completed};
 
 pub(super) fn failing(
     issue: String,
@@ -18,6 +18,7 @@ pub(super) fn failing(
         blindspots_covered: Vec::new(),
         misclassification_detected: false,
         reclassification_suggestion: None,
+        ignored_input_fields: Vec::new(),
     }
 }
 
@@ -52,6 +53,28 @@ pub fn persona_missing(language: Language) -> WatcherOutput {
         "A persona is installed for a task that needs one",
     );
     failing(issue, log, None)
+}
+
+/// The verdict when a persona review cannot use its persona prompt: pass false, never a silent plain
+/// review (the plain fallback is the host's choice, `personaFallbackToPlain`).
+pub fn persona_install_failed(persona: &Persona, why: &str, language: Language) -> WatcherOutput {
+    let issue = match language {
+        Language::Ja => format!(
+            "PERSONA: {} の人格インストールに失敗しました：{why}",
+            persona.name
+        ),
+        Language::En => format!(
+            "PERSONA: the persona {} could not be installed: {why}",
+            persona.name
+        ),
+    };
+    let (issue, log) = precondition(
+        language,
+        issue,
+        "人格インストール（persona のプロンプト）",
+        "Persona install (the persona prompt)",
+    );
+    failing(issue, log, Some(persona.name.clone()))
 }
 
 /// The verdict when the input decides it by itself; `None` when the model must inspect.

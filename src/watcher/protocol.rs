@@ -7,7 +7,8 @@ use crate::ports::{Clock, ExecutorRerun, Llm, PromptLoader, Store};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
-pub const MAX_ROUNDS: u32 = 3;
+/// The seed's `max_iterations` (option `maxRounds`).
+pub const DEFAULT_MAX_ROUNDS: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[tsify(missing_as_null)]
@@ -70,10 +71,11 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
                 };
             }
             let language = self.options().language;
-            let stop_reason = if round >= MAX_ROUNDS {
+            let max_rounds = self.options().max_rounds;
+            let stop_reason = if round >= max_rounds {
                 Some(language.pick(
-                    || format!("no agreement after {MAX_ROUNDS} rounds"),
-                    || format!("{MAX_ROUNDS}回のイテレーションで合意なし"),
+                    || format!("no agreement after {max_rounds} rounds"),
+                    || format!("{max_rounds}回のイテレーションで合意なし"),
                 ))
             } else {
                 match executor.rerun(&verdict.issues, round + 1).await {

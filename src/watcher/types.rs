@@ -2,6 +2,8 @@
 
 use crate::input::{InputError, Validate, require_non_empty};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
 use tsify::Tsify;
 
 /// A persona (PersonaStrategy output): a deliberate distortion with values and a blind spot.
@@ -17,10 +19,10 @@ pub struct Persona {
     pub blindspot: String,
 }
 
-/// What the executor produced (seed 000 `executor_result`).
+/// What the executor produced (seed 000 `executor_result`). Fields the seed does not name are accepted,
+/// not shown to the model, and reported in the verdict's `ignored_input_fields`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[tsify(missing_as_null)]
-#[serde(deny_unknown_fields)]
 pub struct ExecutorOutput {
     pub status: String,
     pub artifacts: Vec<String>,
@@ -28,6 +30,20 @@ pub struct ExecutorOutput {
     pub execution_log: String,
     #[serde(default)]
     pub persona_applied: Option<String>,
+    /// Any other field, kept as given.
+    #[serde(flatten, default, skip_serializing)]
+    #[tsify(type = "unknown")]
+    pub other_fields: BTreeMap<String, Value>,
+}
+
+impl ExecutorOutput {
+    /// The fields the seed does not name, as `executor_result.<name>` paths.
+    pub fn ignored_fields(&self) -> Vec<String> {
+        self.other_fields
+            .keys()
+            .map(|key| format!("executor_result.{key}"))
+            .collect()
+    }
 }
 
 /// Language of the texts the Watcher writes itself (declaration, pre-check logs). `ja` is the seed's wording.
@@ -67,13 +83,30 @@ impl WatcherInput {
     }
 }
 
-/// Statuses that mean the executor has completed (seed 000 precondition; the seed's examples say `done`).
-pub const COMPLETED_STATUSES: [&str; 2] = ["done", "completed"];
+/// Statuses that mean the executor has completed (seed 000 precondition "the executor has completed"; the
+/// seed's examples say `done`). Compared without case, surrounding space, `-`, `_` or spaces.
+pub const COMPLETED_STATUSES: [&str; 10] = [
+    "done",
+    "completed",
+    "complete",
+    "success",
+    "succeeded",
+    "successful",
+    "ok",
+    "finished",
+    "passed",
+    "fulfilled",
+];
 
-/// Whether an executor status means it completed (case and surrounding space ignored).
+/// Whether an executor status means it completed. Any other status (`failed`, `running`, `error`, ...) is
+/// a precondition failure: pass false without asking the model.
 pub fn is_completed(status: &str) -> bool {
-    let status = status.trim().to_lowercase();
-    COMPLETED_STATUSES.contains(&status.as_str())
+    let folded: String = status
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_' | ' ') && !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect();
+    COMPLETED_STATUSES.contains(&folded.as_str())
 }
 
 impl Validate for WatcherInput {
@@ -94,4 +127,8 @@ pub struct WatcherOutput {
     pub blindspots_covered: Vec<String>,
     pub misclassification_detected: bool,
     pub reclassification_suggestion: Option<String>,
+    /// Fields of the input the seed does not name (`executor_result.summary`): accepted, not inspected.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub ignored_input_fields: Vec<String>,
 }

@@ -26,7 +26,7 @@ fn client(scenario: &str, extra: &str) -> Function {
 }
 
 async fn ask(query: &Function) -> JsValue {
-    let schema = output_schema().unwrap();
+    let schema = output_schema(JsValue::UNDEFINED).unwrap();
     let options = js("{}");
     Reflect::set(&options, &"outputSchema".into(), &get(&schema, "schema")).unwrap();
     Reflect::set(&options, &"schemaName".into(), &get(&schema, "name")).unwrap();
