@@ -15,7 +15,10 @@ const budgets = {
   // Then the model-answer formats (final answers decide, templates refused, reasoning as servers emit it,
   // finish_reason, display noise, tool-call wrappers in the text) and the receipt key as served:
   // 1,266,900 raw / 514,199 gzip (+21,664 over 492,535), with the rules three rounds of attacks added.
-  full: { target: 150_000, ceiling: 516_000 },
+  // Then the seeds as written (list bounds as named options in every schema, the Watcher's seed output shape
+  // and approval criteria, executor results with other fields, persona prompts resolved apart, the async
+  // completion handler): 1,284,019 raw / 521,912 gzip (+7,713).
+  full: { target: 150_000, ceiling: 523_000 },
   // measured 2026-11-23: 345,593 raw / 149,319 gzip with approver-held keys (+40,959 over 108,360)
   guard: { target: 50_000, ceiling: 172_000 },
 };

@@ -21,7 +21,7 @@ use tsify::Tsify;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReflectorOptions {
-    /// Analysis rounds (default 1: no refinement).
+    /// Analysis rounds (default 1: no refinement; at most 10).
     #[serde(default = "one")]
     #[tsify(optional)]
     pub rounds: u32,

@@ -63,32 +63,38 @@ pub fn parse_options(
     value: &JsValue,
     bound_options: &[BoundOption],
 ) -> Result<(crate::llm::ParseOptions, Vec<ListBound>), InputError> {
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Options {
-        #[serde(default = "yes")]
-        allow_repairs: bool,
-        #[serde(default)]
-        starts_in_reasoning: bool,
-        #[serde(default)]
-        finish_reason: Option<String>,
-        #[serde(flatten)]
-        rest: std::collections::BTreeMap<String, serde_json::Value>,
-    }
-    fn yes() -> bool {
-        true
-    }
     if super::args::is_absent(value) {
         return Ok((crate::llm::ParseOptions::default(), Vec::new()));
     }
-    let options: Options = from_js("options", value)?;
-    let bounds = read_bounds(&options.rest, bound_options, &PARSE_OPTION_NAMES)?;
+    let mut given: serde_json::Map<String, serde_json::Value> = from_js("options", value)?;
+    let flag = |given: &mut serde_json::Map<String, serde_json::Value>,
+                key: &str,
+                default: bool| match given.remove(key) {
+        None => Ok(default),
+        Some(serde_json::Value::Bool(flag)) => Ok(flag),
+        Some(_) => Err(InputError::invalid(
+            format!("options.{key}"),
+            "must be a boolean",
+        )),
+    };
+    let allow_repairs = flag(&mut given, "allowRepairs", true)?;
+    let starts_in_reasoning = flag(&mut given, "startsInReasoning", false)?;
+    let finish_reason = match given.remove("finishReason") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(reason)) => Some(reason),
+        Some(_) => {
+            return Err(InputError::invalid(
+                "options.finishReason",
+                "must be a string",
+            ));
+        }
+    };
+    let bounds = read_bounds(&given, bound_options, &PARSE_OPTION_NAMES)?;
     Ok((
         crate::llm::ParseOptions {
-            allow_repairs: options.allow_repairs,
-            starts_in_reasoning: options.starts_in_reasoning,
-            cut_off: options
-                .finish_reason
+            allow_repairs,
+            starts_in_reasoning,
+            cut_off: finish_reason
                 .as_deref()
                 .is_some_and(crate::llm::ask::cut_off_by),
         },
@@ -101,7 +107,7 @@ const PARSE_OPTION_NAMES: [&str; 3] = ["allowRepairs", "startsInReasoning", "fin
 /// The bounds `given` sets (each a whole number from 1 to the most a bound may be); a key that is neither a
 /// bound option nor one of `others` is an error naming every option read.
 fn read_bounds(
-    given: &std::collections::BTreeMap<String, serde_json::Value>,
+    given: &serde_json::Map<String, serde_json::Value>,
     bound_options: &[BoundOption],
     others: &[&str],
 ) -> Result<Vec<ListBound>, InputError> {
@@ -115,7 +121,7 @@ fn read_bounds(
                 .chain(bound_options.iter().map(|(_, option, _)| *option))
                 .collect();
             return Err(InputError::invalid(
-                &format!("options.{key}"),
+                format!("options.{key}"),
                 format!(
                     "is not an option here; the options are {}",
                     known.join(", ")
@@ -149,7 +155,7 @@ pub fn bounded_schema_js(
     let given = if super::args::is_absent(options) {
         Vec::new()
     } else {
-        let map: std::collections::BTreeMap<String, serde_json::Value> =
+        let map: serde_json::Map<String, serde_json::Value> =
             from_js("options", options).map_err(super::errors::invalid)?;
         read_bounds(&map, bound_options, &[]).map_err(super::errors::invalid)?
     };

@@ -2,8 +2,7 @@
 
 use crate::input::{InputError, Validate, require_non_empty};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use std::collections::BTreeMap;
+use serde_json::{Map, Value};
 use tsify::Tsify;
 
 /// A persona (PersonaStrategy output): a deliberate distortion with values and a blind spot.
@@ -21,7 +20,7 @@ pub struct Persona {
 
 /// What the executor produced (seed 000 `executor_result`). Fields the seed does not name are accepted,
 /// not shown to the model, and reported in the verdict's `ignored_input_fields`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
 #[tsify(missing_as_null)]
 pub struct ExecutorOutput {
     pub status: String,
@@ -31,9 +30,9 @@ pub struct ExecutorOutput {
     #[serde(default)]
     pub persona_applied: Option<String>,
     /// Any other field, kept as given.
-    #[serde(flatten, default, skip_serializing)]
+    #[serde(skip)]
     #[tsify(type = "unknown")]
-    pub other_fields: BTreeMap<String, Value>,
+    pub other_fields: Map<String, Value>,
 }
 
 impl ExecutorOutput {
@@ -43,6 +42,71 @@ impl ExecutorOutput {
             .keys()
             .map(|key| format!("executor_result.{key}"))
             .collect()
+    }
+
+    /// Reads the seed's fields from an object and keeps the rest in `other_fields`.
+    fn from_fields(mut fields: Map<String, Value>) -> Result<Self, String> {
+        let status = match fields.remove("status") {
+            Some(Value::String(status)) => status,
+            Some(other) => return Err(format!("status: expected a string, got {}", kind(&other))),
+            None => return Err("missing field `status`".to_owned()),
+        };
+        let artifacts = match fields.remove("artifacts") {
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .enumerate()
+                .map(|(index, item)| match item {
+                    Value::String(artifact) => Ok(artifact),
+                    other => Err(format!(
+                        "artifacts[{index}]: expected a string, got {}",
+                        kind(&other)
+                    )),
+                })
+                .collect::<Result<Vec<String>, String>>()?,
+            Some(other) => {
+                return Err(format!(
+                    "artifacts: expected an array, got {}",
+                    kind(&other)
+                ));
+            }
+            None => return Err("missing field `artifacts`".to_owned()),
+        };
+        let execution_log = optional_text(&mut fields, "execution_log")?.unwrap_or_default();
+        let persona_applied = optional_text(&mut fields, "persona_applied")?;
+        Ok(Self {
+            status,
+            artifacts,
+            execution_log,
+            persona_applied,
+            other_fields: fields,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for ExecutorOutput {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let fields = Map::<String, Value>::deserialize(deserializer)?;
+        Self::from_fields(fields).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A string field that may be absent or null.
+fn optional_text(fields: &mut Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match fields.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(other) => Err(format!("{key}: expected a string, got {}", kind(&other))),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 

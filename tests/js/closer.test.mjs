@@ -105,8 +105,12 @@ test("the completion handler: not checked, then checked, then stopped at its lim
   const handler = closer.completionHandler({ stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" }, maxIterations: 1 });
   assert.equal(handler.getCompletionDescription(), "Not checked");
   const query = () => ({ structuredOutput: answer(false, 0.5, [["impl", false]]) });
+  const beforeCheck = handler.isComplete();
+  assert.ok(beforeCheck instanceof Promise, "the seed's CompletionHandler.isComplete is async");
+  assert.equal(await beforeCheck, false);
   await handler.checkCompletion({ structuredOutput: { status: "wip" } }, query);
-  assert.equal(handler.isComplete(), false);
+  assert.equal(await handler.isComplete(), false);
+  assert.equal(handler.complete, false);
   assert.equal(handler.getCompletionDescription(), "not yet");
   const stopped = await handler.checkCompletion({ structuredOutput: { status: "wip" } }, query);
   assert.match(stopped.error, /iteration limit/);
@@ -149,4 +153,38 @@ test("the logger hears the prompt, the re-ask and the verdict; a throwing logger
   const again = await new Closer({ workingDir: "", agentId: "a", logger: noisy }).check(input, () => ({ structuredOutput: answer(true, 0.9, [["a", true]]) }));
   assert.equal(again.complete, true);
   assert.throws(() => new Closer({ workingDir: "", agentId: "a", logger: "console" }), { code: "invalid_port", path: "options.logger" });
+});
+
+test("list bounds are options: a 30-item checklist completes, the schema carries the bound, an answer past it names it", async () => {
+  const items = Array.from({ length: 30 }, (_, n) => [`item-${n + 1}`, true]);
+  const closer = new Closer({ workingDir: "", agentId: "a", maxReasks: 0 });
+  let sent;
+  const result = await closer.check(
+    { structuredOutput: { status: "done" }, stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } },
+    (prompt, options) => {
+      sent = options.outputSchema;
+      return { structuredOutput: answer(true, 0.9, items) };
+    },
+  );
+  assert.equal(result.complete, true, result.reasons.join("; "));
+  assert.equal(result.output.checklist.length, 30);
+  assert.equal(sent.properties.checklist.maxItems, 100);
+  const bounded = new Closer({ workingDir: "", agentId: "a", maxReasks: 0, maxChecklistItems: 20 });
+  const refused = await bounded.check(
+    { structuredOutput: { status: "done" }, stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } },
+    () => ({ structuredOutput: answer(true, 0.9, items) }),
+  );
+  assert.equal(refused.complete, false);
+  assert.match(refused.error, /30 items; the option `maxChecklistItems` allows at most 20/);
+  assert.equal(closerOutputSchema({ maxChecklistItems: 30 }).schema.properties.checklist.maxItems, 30);
+  assert.equal(closerOutputSchema().schema.properties.pendingActions.maxItems, 50);
+  const text = JSON.stringify(answer(true, 0.9, items));
+  assert.equal(parseCloserOutput(text).ok, true);
+  const parsed = parseCloserOutput(text, { maxChecklistItems: 10 });
+  assert.deepEqual([parsed.ok, parsed.error.kind, parsed.error.path], [false, "schema", "checklist"]);
+  for (const bad of [{ maxChecklistItems: 0 }, { maxChecklistItems: 2.5 }, { maxChecklistItems: "9" }, { maxChecklists: 9 }, { maxChecklistItems: 10001 }]) {
+    assert.throws(() => parseCloserOutput(text, bad), (error) => error.code === "invalid_input", JSON.stringify(bad));
+  }
+  assert.throws(() => new Closer({ workingDir: "", agentId: "a", maxPendingActions: 0 }), (error) => error.code === "invalid_input");
+  assert.throws(() => closer.completionHandler({ stepId: "s", c3l: { c2: "complete", c3: "issue" }, maxIterations: 0 }), (error) => error.code === "invalid_input");
 });

@@ -78,3 +78,33 @@ test("parseWatcherVerdict and malformed input", async () => {
   await assert.rejects(watcher.inspect({ original_request: 5 }, () => ({})), { code: "invalid_input", path: "input.original_request" });
   assert.throws(() => new Watcher({ agentId: "w" }), { code: "invalid_port", path: "store" });
 });
+
+test("the seed's output shape is decided by step 4, a plain-prompt override keeps personas, other fields are reported", async () => {
+  const prompts = [];
+  const loadPrompt = (path) => (path.endsWith("steps/review/watcher/f_default.md") ? "HOST PLAIN {{ original_request }}" : null);
+  const watcher = new Watcher({ agentId: "w", store: new MemoryStore(), loadPrompt, maxReasks: 0 });
+  const seedShape = (pass, issues) => ({
+    structuredOutput: { pass, issues, inspection_log: "## Inspection\n1. ok", persona_applied: "Martin Fowler", blindspots_covered: ["future change: checked"] },
+  });
+  const query = (answer) => (prompt) => {
+    prompts.push(prompt);
+    return answer;
+  };
+  const withExtras = { ...input(["api.md"]) };
+  withExtras.executor_result = { ...withExtras.executor_result, status: "success", duration_ms: 12 };
+  const passed = await watcher.inspect(withExtras, query(seedShape(true, ["minor: naming"])));
+  assert.equal(passed.pass, true, passed.issues.join("; "));
+  assert.equal(passed.persona_applied, "Martin Fowler");
+  assert.deepEqual(passed.ignored_input_fields, ["executor_result.duration_ms"]);
+  assert.doesNotMatch(prompts[0], /HOST PLAIN/);
+  const failed = await watcher.inspect(input(["api.md"]), query(seedShape(true, ["CRITICAL: no auth"])));
+  assert.equal(failed.pass, false);
+  const plain = await watcher.inspect({ ...input(["api.md"]), persona: null, executor_persona: null }, query(seedShape(true, [])));
+  assert.match(prompts.at(-1), /^HOST PLAIN design the API/);
+  assert.equal(plain.persona_applied, null);
+  const verdict = parseWatcherVerdict(JSON.stringify(seedShape(true, []).structuredOutput));
+  assert.deepEqual([verdict.ok, verdict.verdict.approval_criteria, verdict.verdict.misclassification_detected], [true, null, null]);
+  const long = parseWatcherVerdict(JSON.stringify(seedShape(true, Array.from({ length: 12 }, (_, n) => `minor ${n}`)).structuredOutput), { maxIssues: 10 });
+  assert.deepEqual([long.ok, long.error.path], [false, "issues"]);
+  assert.match(long.error.message, /`maxIssues` allows at most 10/);
+});

@@ -26,7 +26,7 @@ function watcherAnswer(summary) {
     blindspots_covered: ["future change: checked"],
     misclassification_detected: false,
     reclassification_suggestion: null,
-    trade_offs_acknowledged: true,
+    approval_criteria: { no_critical_issues: true, acknowledged_trade_offs: true },
   });
 }
 

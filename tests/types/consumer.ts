@@ -80,7 +80,7 @@ export async function checkCompletion(): Promise<boolean> {
   const handler = closer.completionHandler({ stepId: "complete.issue", c3l: { c2: "complete", c3: "issue" } });
   await handler.checkCompletion({ structuredOutput: result.output as unknown as Record<string, unknown> }, query);
   const pending: string[] = result.output.pendingActions ?? [];
-  return result.complete && handler.isComplete() && pending.length === 0 && result.promptStatus !== "Fallback";
+  return result.complete && (await handler.isComplete()) && handler.complete && pending.length === 0 && result.promptStatus !== "Fallback";
 }
 
 export async function review(): Promise<string> {
