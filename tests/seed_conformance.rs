@@ -347,6 +347,98 @@ fn step_4_pass_follows_the_acknowledged_trade_offs_where_the_answer_states_them(
     );
 }
 
+/// The verdict for example 1's input when the model answers `answer`.
+fn judged(answer: Value) -> agent_governor::watcher::WatcherOutput {
+    run(watcher().inspect(
+        &example_1_input(),
+        &ScriptedModel::answering(vec![answer]),
+        1,
+    ))
+}
+
+#[test]
+fn criteria_in_any_place_or_spelling_are_read_and_never_set_aside() {
+    let with = |key: &str, value: Value| {
+        let mut answer = example_1_output();
+        answer[key] = value;
+        judged(answer)
+    };
+    for key in [
+        "acknowledgedTradeOffs",
+        "AcknowledgedTradeOffs",
+        "trade-offs-acknowledged",
+        "trade_offs_acknowledged",
+    ] {
+        assert!(!with(key, json!(false)).pass, "{key}");
+        assert!(with(key, json!(true)).pass, "{key}");
+    }
+    assert!(!with("noCriticalIssues", json!(false)).pass);
+    for key in ["critical_issues", "has_critical", "tradeoffs_ok"] {
+        let output = with(key, json!(["no auth"]));
+        assert!(!output.pass, "{key}");
+        assert!(
+            output.issues[0].starts_with("UNDECIDABLE"),
+            "{key}: {:?}",
+            output.issues
+        );
+    }
+    let inside = with(
+        "approval_criteria",
+        json!({ "no_critical_issues": true, "trade_offs_acknowledged": false }),
+    );
+    assert!(!inside.pass);
+    let unknown_inside = with(
+        "approval_criteria",
+        json!({ "no_critical_issues": true, "acknowledged_trade_offs": true, "reviewed": true }),
+    );
+    assert!(!unknown_inside.pass);
+    // The seed's YAML form: a list of one-key maps.
+    let listed = json!([{ "no_critical_issues": true }, { "acknowledged_trade_offs": true }]);
+    assert!(with("approval_criteria", listed).pass);
+    let conflicting = json!([{ "no_critical_issues": true }, { "acknowledged_trade_offs": true }, { "acknowledged_trade_offs": false }]);
+    assert!(!with("approval_criteria", conflicting).pass);
+}
+
+#[test]
+fn critical_issues_are_found_behind_markup_and_in_japanese() {
+    for issue in [
+        "**CRITICAL**: no output",
+        "[critical] no output",
+        "- CRITICAL no output",
+        "重大: 出力がない",
+        "クリティカル: 出力がない",
+    ] {
+        let mut answer = example_1_output();
+        answer["issues"] = json!([issue]);
+        assert!(!judged(answer).pass, "{issue}");
+    }
+    let mut answer = example_1_output();
+    answer["issues"] = json!(["Non-critical: naming"]);
+    assert!(judged(answer).pass);
+}
+
+#[test]
+fn the_persona_an_answer_names_must_be_the_one_installed() {
+    let named = |name: Value, input: WatcherInput| {
+        let mut answer = example_2_output();
+        answer["persona_applied"] = name;
+        run(watcher().inspect(&input, &ScriptedModel::answering(vec![answer]), 1))
+    };
+    assert!(named(json!("martin  FOWLER"), example_2_input()).pass);
+    assert!(named(json!(null), example_2_input()).pass, "not stated");
+    assert!(
+        !named(json!("Kent Beck"), example_2_input()).pass,
+        "the executor's persona"
+    );
+    assert!(
+        !named(json!("Grace Hopper"), example_2_input()).pass,
+        "another persona"
+    );
+    let mut plain = example_1_output();
+    plain["persona_applied"] = json!("Martin Fowler");
+    assert!(!judged(plain).pass, "a plain review names no persona");
+}
+
 #[test]
 fn requiring_the_acknowledgement_is_an_option_stricter_than_the_seed() {
     let strict = watcher_with(
@@ -371,6 +463,15 @@ fn requiring_the_acknowledgement_is_an_option_stricter_than_the_seed() {
         "{:?}",
         output.issues
     );
+    // Stating only that nothing is critical is not an acknowledgement, and is never completed from `pass`.
+    let mut partial = example_1_output();
+    partial["no_critical_issues"] = json!(true);
+    let output = run(strict.inspect(
+        &example_1_input(),
+        &ScriptedModel::answering(vec![partial]),
+        1,
+    ));
+    assert!(!output.pass, "{:?}", output.issues);
     let mut acknowledged = example_1_output();
     acknowledged["approval_criteria"] =
         json!({ "no_critical_issues": true, "acknowledged_trade_offs": true });
@@ -426,8 +527,8 @@ fn executor_results_with_other_statuses_and_fields_are_inspected_and_the_fields_
             ["executor_result.duration_ms", "executor_result.summary"]
         );
         assert!(
-            !model.prompts.borrow()[0].contains("duration_ms"),
-            "not shown to the model"
+            model.prompts.borrow()[0].contains("\"summary\": \"wrote fizzbuzz\""),
+            "shown to the model: it may be evidence"
         );
     }
     let mut input = example_1_input();
@@ -627,11 +728,17 @@ fn an_unknown_used_bullet_is_reported() {
     let mut used = ids.clone();
     used.push("b-9999".into());
     let model = ScriptedModel::answering(vec![json!({ "insights": [insight("x")],
-        "bullet_evaluations": [tag(&ids[0], "helpful"), tag(&ids[1], "neutral")] })]);
+        "bullet_evaluations": [tag(&ids[0], "helpful"), tag(&ids[1], "neutral"), tag("b-9999", "harmful")] })]);
     let result =
         run(reflector(model, store_with(&playbook)).reflect(&trajectory(&used), "", "", "default"));
     assert_eq!(result.error, None);
     assert_eq!(result.unknown_bullets, ["b-9999"]);
+    assert_eq!(
+        result.bullet_evaluations.len(),
+        2,
+        "an unknown bullet is never tagged"
+    );
+    assert_eq!(result.dropped_evaluations[0].bullet_id, "b-9999");
     assert!(
         result.untagged_bullets.is_empty(),
         "an unknown bullet is not asked for"

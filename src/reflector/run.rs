@@ -245,8 +245,8 @@ impl<M: Llm, L: PromptLoader, S: Store> Reflector<M, L, S> {
         };
         let mut repairs = parsed.repairs;
         let answer = parsed.value;
-        let (mut kept, mut dropped) =
-            keep_used(answer.bullet_evaluations, &trajectory.used_bullet_ids);
+        // Only the used bullets the playbook holds are tagged: a tag of an unknown one is dropped and listed.
+        let (mut kept, mut dropped) = keep_used(answer.bullet_evaluations, &known_used);
         let mut untagged = untagged(&known_used, &kept);
         if !untagged.is_empty() {
             // Requirement 6.1: every used bullet gets a tag; ask once more for the missing ones only.

@@ -114,6 +114,14 @@ impl crate::llm::ModelAnswer for ModelVerdict {
     }
 }
 
+/// A persona name compared without case or spacing.
+fn folded_name(name: &str) -> String {
+    name.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
 /// Turns the model's answer (or its failure) into a verdict that keeps every guarantee.
 ///
 /// The seed's step 4 decides: a critical issue (an issue starting with "CRITICAL", or
@@ -192,14 +200,49 @@ pub fn enforce_contract(
             ));
         }
     }
-    if let (Some(named), Some(executor)) = (&verdict.persona_applied, executor_persona) {
-        let same = |a: &str, b: &str| a.trim().to_lowercase() == b.trim().to_lowercase();
-        let installed_name = installed.map(|persona| persona.name.as_str());
-        if same(named, &executor.name) && !installed_name.is_some_and(|name| same(name, named)) {
-            contract(&language.pick(
-                || format!("the answer says it inspected as {named}, the executor's own persona"),
-                || format!("executor と同じ人格 {named} として検査したと回答しています"),
-            ));
+    // The persona the answer says it inspected as, when it says one, must be the one installed (and none in a
+    // plain review): an answer written as another persona, the executor's above all, is not this review.
+    let same = |a: &str, b: &str| folded_name(a) == folded_name(b);
+    let stated = verdict
+        .persona_applied
+        .as_deref()
+        .filter(|name| !name.trim().is_empty());
+    if let Some(named) = stated {
+        let matches = installed.is_some_and(|persona| same(&persona.name, named));
+        if !matches {
+            let executor_named = executor_persona.is_some_and(|persona| same(&persona.name, named));
+            contract(&match (installed, executor_named) {
+                (_, true) => language.pick(
+                    || {
+                        format!(
+                            "the answer says it inspected as {named}, the executor's own persona"
+                        )
+                    },
+                    || format!("executor と同じ人格 {named} として検査したと回答しています"),
+                ),
+                (Some(persona), false) => language.pick(
+                    || {
+                        format!(
+                            "the answer says it inspected as {named}, not as {}",
+                            persona.name
+                        )
+                    },
+                    || {
+                        format!(
+                            "{} ではなく {named} として検査したと回答しています",
+                            persona.name
+                        )
+                    },
+                ),
+                (None, false) => language.pick(
+                    || {
+                        format!(
+                            "the answer says it inspected as {named}, but no persona is installed"
+                        )
+                    },
+                    || format!("人格なしの検査なのに {named} として検査したと回答しています"),
+                ),
+            });
         }
     }
     let misclassified = verdict.misclassification_detected == Some(true);

@@ -255,8 +255,11 @@ impl<L: PromptLoader, S: Store, C: Clock> Watcher<L, S, C> {
             "original_request".to_owned(),
             Value::String(input.original_request.clone()),
         );
-        let executor_result =
-            serde_json::to_string_pretty(&input.executor_result).unwrap_or_default();
+        let shown = input
+            .executor_result
+            .as_ref()
+            .map_or(Value::Null, |result| result.shown_to_the_model());
+        let executor_result = serde_json::to_string_pretty(&shown).unwrap_or_default();
         variables.insert("executor_result".to_owned(), Value::String(executor_result));
         let classification = input
             .task_classification

@@ -18,8 +18,9 @@ pub struct Persona {
     pub blindspot: String,
 }
 
-/// What the executor produced (seed 000 `executor_result`). Fields the seed does not name are accepted,
-/// not shown to the model, and reported in the verdict's `ignored_input_fields`.
+/// What the executor produced (seed 000 `executor_result`). Fields the seed does not name are accepted and
+/// shown to the model with the rest of the result (they may be evidence), never read by the Watcher's own
+/// checks, and listed in the verdict's `ignored_input_fields`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Tsify)]
 #[tsify(missing_as_null)]
 pub struct ExecutorOutput {
@@ -29,13 +30,24 @@ pub struct ExecutorOutput {
     pub execution_log: String,
     #[serde(default)]
     pub persona_applied: Option<String>,
-    /// Any other field, kept as given.
+    /// Any other field, kept as given (shown to the model, never checked).
     #[serde(skip)]
     #[tsify(type = "unknown")]
     pub other_fields: Map<String, Value>,
 }
 
 impl ExecutorOutput {
+    /// The result as the model is shown it: the seed's fields, then every other field as given.
+    pub fn shown_to_the_model(&self) -> Value {
+        let mut shown = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(fields) = &mut shown {
+            for (key, value) in &self.other_fields {
+                fields.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+        }
+        shown
+    }
+
     /// The fields the seed does not name, as `executor_result.<name>` paths.
     pub fn ignored_fields(&self) -> Vec<String> {
         self.other_fields
@@ -148,7 +160,7 @@ impl WatcherInput {
 }
 
 /// Statuses that mean the executor has completed (seed 000 precondition "the executor has completed"; the
-/// seed's examples say `done`). Compared without case, surrounding space, `-`, `_` or spaces.
+/// seed's examples say `done`). Compared without case or surrounding space.
 pub const COMPLETED_STATUSES: [&str; 10] = [
     "done",
     "completed",
@@ -165,12 +177,8 @@ pub const COMPLETED_STATUSES: [&str; 10] = [
 /// Whether an executor status means it completed. Any other status (`failed`, `running`, `error`, ...) is
 /// a precondition failure: pass false without asking the model.
 pub fn is_completed(status: &str) -> bool {
-    let folded: String = status
-        .chars()
-        .filter(|c| !matches!(c, '-' | '_' | ' ') && !c.is_whitespace())
-        .flat_map(char::to_lowercase)
-        .collect();
-    COMPLETED_STATUSES.contains(&folded.as_str())
+    let status = status.trim().to_lowercase();
+    COMPLETED_STATUSES.contains(&status.as_str())
 }
 
 impl Validate for WatcherInput {
@@ -191,7 +199,8 @@ pub struct WatcherOutput {
     pub blindspots_covered: Vec<String>,
     pub misclassification_detected: bool,
     pub reclassification_suggestion: Option<String>,
-    /// Fields of the input the seed does not name (`executor_result.summary`): accepted, not inspected.
+    /// Fields of the input the seed does not name (`executor_result.summary`): accepted and shown to the
+    /// model, never read by the Watcher's own checks.
     #[serde(default)]
     #[tsify(optional)]
     pub ignored_input_fields: Vec<String>,
