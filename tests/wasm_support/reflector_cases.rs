@@ -18,7 +18,7 @@ const TRAJECTORY: &str =
     "{ query: 'q', generated_result: 'r', reasoning_steps: [], used_bullet_ids: ['b-0001'] }";
 
 #[wasm_bindgen_test]
-async fn reflect_through_a_query_fn_and_keep_only_used_bullet_tags() {
+async fn reflect_through_a_query_fn_and_tag_only_used_bullets_the_playbook_holds() {
     let governor = governor_with(
         "() => ({ structuredOutput: { insights: [{ reasoning: 'r', error_identification: '', root_cause_analysis: '', \
          correct_approach: '', key_insight: 'k' }], bullet_evaluations: [{ bullet_id: 'b-0001', tag: 'helpful', reason: '' }, \
@@ -34,11 +34,15 @@ async fn reflect_through_a_query_fn_and_keep_only_used_bullet_tags() {
     .unwrap();
     assert!(get(&result, "error").is_null());
     assert_eq!(text(&result, "insights.0.key_insight"), "k");
+    // The store holds no playbook: the used bullet is unknown, reported, and its tag dropped with the
+    // tag of a bullet the trajectory did not use.
     assert_eq!(
         js_sys::Array::from(&get(&result, "bullet_evaluations")).length(),
-        1
+        0
     );
-    assert_eq!(text(&result, "dropped_evaluations.0.bullet_id"), "b-0002");
+    assert_eq!(text(&result, "unknown_bullets.0"), "b-0001");
+    assert_eq!(text(&result, "dropped_evaluations.0.bullet_id"), "b-0001");
+    assert_eq!(text(&result, "dropped_evaluations.1.bullet_id"), "b-0002");
 }
 
 #[wasm_bindgen_test]
@@ -66,7 +70,8 @@ async fn a_failing_llm_gives_a_result_with_the_error() {
         (text(&error, "code"), text(&error, "path")),
         ("invalid_input".into(), "trajectory.query".into())
     );
-    assert!(governor.reflector(js("{ rounds: 9 }")).is_err());
+    assert!(governor.reflector(js("{ rounds: 11 }")).is_err());
+    assert!(governor.reflector(js("{ rounds: 9 }")).is_ok());
 }
 
 #[wasm_bindgen_test]
