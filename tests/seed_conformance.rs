@@ -403,6 +403,7 @@ fn criteria_in_any_place_or_spelling_are_read_and_never_set_aside() {
 fn critical_issues_are_found_behind_markup_and_in_japanese() {
     for issue in [
         "**CRITICAL**: no output",
+        "1. CRITICAL: no output",
         "[critical] no output",
         "- CRITICAL no output",
         "重大: 出力がない",

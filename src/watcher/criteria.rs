@@ -31,9 +31,9 @@ fn looks_like_a_criterion(key: &str) -> bool {
 }
 
 /// Whether an issue is critical: it starts with "CRITICAL" in any case (as the seed's example writes it),
-/// or with 重大 / クリティカル / 致命, after any leading markup (`**CRITICAL**`, `[CRITICAL]`, `- CRITICAL`).
+/// or with 重大 / クリティカル / 致命, after any leading markup (`**CRITICAL**`, `[CRITICAL]`, `- CRITICAL`, `1. CRITICAL`).
 pub fn is_critical(issue: &str) -> bool {
-    let text = issue.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let text = issue.trim_start_matches(|c: char| !c.is_alphabetic());
     let head: String = text.chars().take(8).flat_map(char::to_uppercase).collect();
     head.starts_with("CRITICAL")
         || ["重大", "クリティカル", "致命"]
