@@ -3,8 +3,12 @@
 // evidence; a person decides in the approval inbox; the agent then asks the guard to apply exactly what was
 // approved, once. The agent holds no key that approves: its token lets it propose and apply, nothing more.
 // Its execution log (seed 002: JSON lines, size-based retention) is kept in memory and read by `logTail`.
+// It reports what it is doing to the guard (its presence, shown live in the inbox) and takes the privileged
+// commands an admin sends through the guard (instruction, goal, stop, resume, discard, rule changes).
 import { Closer, MemoryStore, Watcher, createControlLoop, memoryLogStore, openAICompatible, pickWatcherPersona } from "agent-governor";
 import { judgeWithinMoves } from "./judge-within-moves.mjs";
+import { boardChange, presenceReporter } from "./agent-presence.mjs";
+import { carryOut, followCommands } from "./agent-commands.mjs";
 
 const ACTION_TYPES = {
   status_change: "move one task on the board to a next status (parameters node_id, from, to); one task at a time",
@@ -13,8 +17,11 @@ const ACTION_TYPES = {
 export const DEFAULT_GOAL =
   "Move the tasks on the board forward one step at a time (todo -> in_progress -> in_review -> done), proposing one status change per task.";
 
-/** How many lines of the execution log `logTail` returns at most. */
-const LOG_TAIL_LINES = 50;
+/** How many lines of the logs `logTail` returns at most. */
+const LOG_TAIL_LINES = 80;
+/** The logs `logTail` merges: what was executed, the developer channel (proposals, declines, stops, privileged commands) and the chat. */
+const LOG_CHANNELS = ["execution", "cli", "chat"];
+export const AGENT_ID = "board-agent";
 
 /**
  * Starts the agent. `llm`: { url, model, apiKey? } of an OpenAI-compatible endpoint; `guardUrl` and
@@ -34,14 +41,56 @@ export async function startGovernedAgent({
   log = () => {},
   logLimitBytes = 1024 * 1024,
   narrowJudgement = false,
+  rules = null,
 }) {
   const query = openAICompatible({ baseUrl: llm.url, model: llm.model, apiKey: llm.apiKey, timeoutMs: 180_000 });
   let moves = [];
-  const judge = narrowJudgement ? judgeWithinMoves(query, () => moves, "status_change") : query;
+  const narrowed = narrowJudgement ? judgeWithinMoves(query, () => moves, "status_change") : query;
+  // What the agent is doing, as the inbox shows it; `activity` is set while a port of the loop runs.
+  const presence = presenceReporter({ send: (status) => guard("PUT", `/v1/agents/${AGENT_ID}/status`, status) });
+  let activity = null;
+  let boardSeen = { at_ms: null, change: null };
+  let lastChat = null;
+  const control = { paused: false, observeAgain: () => {} };
+  function report(state, fields = {}) {
+    let goal = null;
+    try {
+      goal = loop?.state().situation?.goal ?? null;
+    } catch {
+      // Not built yet.
+    }
+    return presence.set(state, { ...fields, goal, paused: control.paused, last_message: lastChat, board_seen_ms: boardSeen.at_ms, board_change: boardChange_ ?? null });
+  }
+  let boardChange_ = null;
+  /** Runs a port's work under a presence state, and reports the loop's own state when it is done. */
+  async function during(state, fields, work) {
+    activity = { state, fields };
+    report(state, fields);
+    try {
+      return await work();
+    } finally {
+      activity = null;
+      // The loop steps on a later turn: report once it has.
+      setTimeout(syncPresence, 0);
+    }
+  }
+  /** The loop's own state, when no port is at work. */
+  function syncPresence() {
+    if (activity !== null || !loop) return;
+    const status = loop.status();
+    if (status.mode === "stopped") {
+      report("stopped", { halt: status.halt, step: status.halt?.kind ?? null });
+    } else if (status.mode === "interrupted") report(control.paused ? "paused" : "interrupted", {});
+    else if (status.mode === "judging") report("judging", { step: "deciding the next action" });
+    else if (control.paused) report("paused", {});
+    else report("idle", {});
+  }
+  const judge = (prompt, options) => during("judging", { step: "deciding the next action" }, () => narrowed(prompt, options));
   const closer = new Closer({ workingDir: "", agentId: "board-agent" });
   const watcher = new Watcher({ agentId: "board-agent-watcher", store: new MemoryStore() });
   const reviewer = pickWatcherPersona(null)?.persona ?? null;
   const logs = memoryLogStore({ limitBytes: logLimitBytes });
+  let loop = null;
   const approvedRequests = new Map();
   let stopped = false;
 
@@ -97,14 +146,18 @@ export async function startGovernedAgent({
   /** The loop's approval request becomes a proposal to the guard; the person's decision in the inbox is the answer. */
   async function approve(request) {
     const { node_id, from, to } = request.action.parameters ?? {};
+    const evidence = await during("reviewing", { step: "the Closer and the Watcher review the proposal", what: request.lines[0] }, () =>
+      evidenceFor(request.action, request.lines),
+    );
+    if (stopped) return undefined;
     const proposal = await guard("POST", "/v1/proposals", {
       node_id,
       proposed_change: { type: request.action.type, from, to },
       intent: request.note ?? request.lines[0],
       summary: request.lines[0],
       impact_scope: request.lines[1],
-      evidence: await evidenceFor(request.action, request.lines),
-      agent_id: "board-agent",
+      evidence,
+      agent_id: AGENT_ID,
     });
     if (proposal.status !== 201) {
       log(`the guard refused the proposal: ${proposal.body.message}`);
@@ -112,21 +165,29 @@ export async function startGovernedAgent({
     }
     const id = proposal.body.approval_id;
     log(`proposed: ${request.lines[0]} (approval ${id}); waiting for a person`);
-    // No timeout (seed 002): the loop is idle until a person decides or the proposal expires.
-    while (!stopped) {
-      const { body } = await guard("GET", `/v1/approvals/${id}`);
-      if (body.state === "approved") {
-        approvedRequests.set(request.action.id, body.executor_request);
-        return "y";
+    // No timeout (seed 002): the loop waits until a person decides or the proposal expires.
+    return during("waiting", { approval_id: id, what: request.lines[0] }, async () => {
+      while (!stopped) {
+        // A stop or a person's message set the request aside: the answer then comes through the loop.
+        if (loop.status().pending?.requestId !== request.requestId && loop.status().mode !== "awaiting_approval") return undefined;
+        const { body } = await guard("GET", `/v1/approvals/${id}`);
+        if (body.state === "approved") {
+          approvedRequests.set(request.action.id, body.executor_request);
+          return "y";
+        }
+        if (body.state !== "pending") return "n";
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
       }
-      if (body.state !== "pending") return "n";
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
-    }
-    return undefined;
+      return undefined;
+    });
   }
 
   /** The approved change, applied by the guard (never by the agent itself). */
-  async function applyThroughGuard(action) {
+  function applyThroughGuard(action) {
+    return during("executing", { what: action.lines?.[0] ?? action.type }, () => applyApproved(action));
+  }
+
+  async function applyApproved(action) {
     const request = approvedRequests.get(action.id);
     approvedRequests.delete(action.id);
     if (!request) return { succeeded: false, detail: "no approval from the guard for this action" };
@@ -136,14 +197,19 @@ export async function startGovernedAgent({
     return { succeeded: false, detail: `${body.outcome}: ${body.rejection?.reason ?? body.reconfirm?.reason ?? body.error?.message ?? ""}` };
   }
 
-  const loop = createControlLoop({
+  loop = createControlLoop({
     goal,
     judge,
     skills: { status_change: applyThroughGuard },
     actionTypes: ACTION_TYPES,
     approve,
     logs,
-    chat: (text) => log(`agent: ${text}`),
+    ...(rules ? { storage: { save: () => {}, saveRules: rules.save, loadRules: rules.load } } : {}),
+    chat: (text) => {
+      lastChat = text;
+      log(`agent: ${text}`);
+      setTimeout(syncPresence, 0);
+    },
     onError: (error) => log(`agent error: ${error.message}`),
   });
 
@@ -160,6 +226,7 @@ export async function startGovernedAgent({
   }
 
   let lastBoard = "";
+  let lastTasks = null;
   async function observe() {
     if (stopped) return;
     try {
@@ -167,29 +234,58 @@ export async function startGovernedAgent({
       const tasks = board.nodes;
       const text = JSON.stringify(tasks);
       if (text !== lastBoard) {
+        boardChange_ = boardChange(lastTasks, tasks);
+        boardSeen = { at_ms: Date.now(), change: boardChange_ };
+        lastTasks = tasks;
+        // While paused the board is watched (and shown) but not judged.
+        if (control.paused) {
+          syncPresence();
+          return;
+        }
+        if (activity === null) report("observing", { step: boardChange_ });
         if (narrowJudgement) moves = await movesOn(tasks);
         lastBoard = text;
         loop.observe({ external: { tasks } });
+        setTimeout(syncPresence, 0);
       }
     } catch (error) {
       log(`the board is unreachable: ${error.message}`);
     }
   }
+  control.observeAgain = () => {
+    lastBoard = "";
+    observe();
+  };
   await observe();
   const timer = setInterval(observe, 3000);
+  const commands = followCommands({
+    guard,
+    agentId: AGENT_ID,
+    pollMs,
+    onCommand: (command) => {
+      log(`command: ${carryOut(loop, control, command)}`);
+      setTimeout(syncPresence, 0);
+    },
+    onError: (error, command) => log(`command ${command ? command.seq : "channel"}: ${error.message}`),
+  });
   return {
     loop,
+    /** The newest records of the execution, developer and chat logs, oldest first, each with its `channel`. */
     async logTail() {
-      const text = await logs.tail("execution", 200);
-      return text
-        .split("\n")
-        .filter((line) => line !== "")
-        .slice(-LOG_TAIL_LINES)
-        .map((line) => JSON.parse(line));
+      const records = [];
+      for (const channel of LOG_CHANNELS) {
+        const text = await logs.tail(channel, 200);
+        for (const line of text.split("\n")) {
+          if (line !== "") records.push({ ...JSON.parse(line), channel });
+        }
+      }
+      return records.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0)).slice(-LOG_TAIL_LINES);
     },
+    presence: () => presence.current(),
     stop() {
       stopped = true;
       clearInterval(timer);
+      commands.stop();
       loop.stop();
     },
   };

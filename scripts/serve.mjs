@@ -84,7 +84,7 @@ async function relayToGuard(guard, request, response, path) {
 
 /**
  * First-run registration on this machine: a one-time enrollment code from the guard, asked for with the admin
- * token the local server holds. Only a server started with the admin token (npm start's local guard) offers
+ * token the local server holds; the approver it enrolls has the admin role (the Command UI). Only a server started with the admin token (npm start's local guard) offers
  * it; a deployment hands codes out to its approvers instead.
  */
 async function enrollHere(guard, request, response) {
@@ -94,11 +94,19 @@ async function enrollHere(guard, request, response) {
     response.writeHead(503, { "content-type": "application/json" });
     return response.end(JSON.stringify({ code: "not_configured", message: "ask your admin for an enrollment code", path: "" }));
   }
+  let approver;
   try {
+    ({ approver } = JSON.parse(Buffer.concat(chunks).toString("utf8")));
+  } catch {
+    response.writeHead(400, { "content-type": "application/json" });
+    return response.end(JSON.stringify({ code: "invalid_input", message: "the body must be JSON: { approver }", path: "" }));
+  }
+  try {
+    // The person at this machine runs the agent: they are its admin (the Command UI is theirs).
     const upstream = await fetch(`${guard.url}/v1/enrollments`, {
       method: "POST",
       headers: { authorization: `Bearer ${guard.adminToken}`, "content-type": "application/json" },
-      body: Buffer.concat(chunks),
+      body: JSON.stringify({ approver, roles: ["admin"] }),
     });
     response.writeHead(upstream.status, { "content-type": "application/json", "cache-control": "no-store" });
     response.end(Buffer.from(await upstream.arrayBuffer()));

@@ -3,7 +3,7 @@
 // `wrangler dev` (its Durable Object state kept in .wrangler/ between runs, or in GUARD_STATE), the pages (the
 // approval inbox and the component showcase), and a governed agent: the control loop judging the board with the
 // model and proposing each change to the guard. Ctrl-C stops everything.
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer } from "./serve.mjs";
@@ -68,7 +68,14 @@ try {
   console.log(`approval inbox: http://localhost:${pagePort}/inbox.html`);
   console.log(`agent-governor approval page: http://localhost:${pagePort}/`);
 
+  // The loop's rules (whitelist, privileged prefix) changed by an admin's signed command survive a restart.
+  const rulesFile = join(state, "agent-rules.json");
+  const rules = {
+    save: (value) => writeFileSync(rulesFile, JSON.stringify(value)),
+    load: () => (existsSync(rulesFile) ? JSON.parse(readFileSync(rulesFile, "utf8")) : null),
+  };
   const agent = await startGovernedAgent({
+    rules,
     guardUrl: guard.url,
     agentToken: TOKENS.agent,
     boardUrl: board.url,

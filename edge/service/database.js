@@ -36,6 +36,20 @@ CREATE TABLE IF NOT EXISTS enrollments (code TEXT PRIMARY KEY, approver TEXT NOT
 CREATE TABLE IF NOT EXISTS receipts (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS feed_tickets (ticket TEXT PRIMARY KEY, roles TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS enrollment_roles (code TEXT PRIMARY KEY, roles TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS approver_roles (approver TEXT PRIMARY KEY, roles TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS agent_status (agent_id TEXT PRIMARY KEY, at INTEGER NOT NULL, status TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS agent_commands (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  agent_id TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  approver TEXT NOT NULL,
+  key_id TEXT NOT NULL,
+  verb TEXT NOT NULL,
+  text TEXT NOT NULL,
+  taken_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS agent_commands_by_agent ON agent_commands (agent_id, seq);
 `;
 
 export class Database {
@@ -175,8 +189,31 @@ export class Database {
 
   // ---- enrollment codes (first-run registration of an approver's key) ----
 
-  insertEnrollment(code, approver, expiresAt) {
+  insertEnrollment(code, approver, expiresAt, roles = []) {
     this.sql.exec("INSERT INTO enrollments (code, approver, expires_at) VALUES (?, ?, ?)", code, approver, expiresAt);
+    if (roles.length > 0) this.sql.exec("INSERT INTO enrollment_roles (code, roles) VALUES (?, ?)", code, roles.join(","));
+  }
+
+  /** The roles an enrollment code grants its approver once used (the admin gives them when making the code). */
+  enrollmentRoles(code) {
+    const text = this.rows("SELECT roles FROM enrollment_roles WHERE code = ?", code)[0]?.roles;
+    return text === undefined ? [] : text.split(",").filter(Boolean);
+  }
+
+  // ---- approvers' roles ----
+
+  approverRoles(approver) {
+    const text = this.rows("SELECT roles FROM approver_roles WHERE approver = ?", approver)[0]?.roles;
+    return text === undefined ? [] : text.split(",").filter(Boolean);
+  }
+
+  grantRoles(approver, roles) {
+    const next = [...new Set([...this.approverRoles(approver), ...roles])].sort();
+    this.sql.exec(
+      "INSERT INTO approver_roles (approver, roles) VALUES (?, ?) ON CONFLICT (approver) DO UPDATE SET roles = excluded.roles",
+      approver,
+      next.join(","),
+    );
   }
 
   /** Uses a one-time code: its approver when it exists and has not expired, null otherwise. */
@@ -188,8 +225,12 @@ export class Database {
 
   takeEnrollment(code, now) {
     const row = this.rows("SELECT approver, expires_at FROM enrollments WHERE code = ?", code)[0];
+    const roles = this.enrollmentRoles(code);
     this.sql.exec("DELETE FROM enrollments WHERE code = ? OR expires_at < ?", code, now);
-    return row !== undefined && row.expires_at >= now ? row.approver : null;
+    this.sql.exec("DELETE FROM enrollment_roles WHERE code NOT IN (SELECT code FROM enrollments)");
+    if (row === undefined || row.expires_at < now) return null;
+    if (roles.length > 0) this.grantRoles(row.approver, roles);
+    return row.approver;
   }
 
   // ---- feed tickets (single use, short-lived) ----
@@ -228,6 +269,51 @@ export class Database {
 
   putSetting(name, value) {
     this.sql.exec("INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", name, value);
+  }
+
+  // ---- agents: presence and privileged commands ----
+
+  putAgentStatus(agentId, at, status) {
+    this.sql.exec(
+      "INSERT INTO agent_status (agent_id, at, status) VALUES (?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET at = excluded.at, status = excluded.status",
+      agentId,
+      at,
+      JSON.stringify(status),
+    );
+  }
+
+  agentStatuses() {
+    return this.rows("SELECT * FROM agent_status ORDER BY agent_id").map((row) => ({ agent_id: row.agent_id, reported_at_ms: row.at, ...JSON.parse(row.status) }));
+  }
+
+  insertAgentCommand({ agentId, at, approver, keyId, verb, text }) {
+    this.sql.exec(
+      "INSERT INTO agent_commands (agent_id, at, approver, key_id, verb, text) VALUES (?, ?, ?, ?, ?, ?)",
+      agentId,
+      at,
+      approver,
+      keyId,
+      verb,
+      text,
+    );
+    return this.rows("SELECT * FROM agent_commands WHERE seq = last_insert_rowid()")[0];
+  }
+
+  /** Untaken commands: the oldest first (the order to carry them out); all: the newest `limit`, oldest first. */
+  agentCommands(agentId, since, untakenOnly, limit) {
+    if (untakenOnly) {
+      return this.rows("SELECT * FROM agent_commands WHERE agent_id = ? AND seq > ? AND taken_at IS NULL ORDER BY seq LIMIT ?", agentId, since, limit);
+    }
+    return this.rows("SELECT * FROM agent_commands WHERE agent_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?", agentId, since, limit).reverse();
+  }
+
+  agentCommand(agentId, seq) {
+    return this.rows("SELECT * FROM agent_commands WHERE agent_id = ? AND seq = ?", agentId, seq)[0] ?? null;
+  }
+
+  /** Marks a command taken by its agent; false when it was taken already (a command is handed over once). */
+  takeAgentCommand(agentId, seq, at) {
+    return this.sql.exec("UPDATE agent_commands SET taken_at = ? WHERE agent_id = ? AND seq = ? AND taken_at IS NULL", at, agentId, seq).rowsWritten === 1;
   }
 
   // ---- audit trail ----

@@ -7,6 +7,7 @@ import { Database } from "./database.js";
 import { HttpError, errorResponse, json, onlyKeys, pathSegments, readJsonObject, requireText } from "./http.js";
 import { APPROVAL_STATES, approvalView, readProposal, reconfirmation, unreadableView } from "./proposal.js";
 import { ReceiptLog } from "./receipts.js";
+import { agentId, commandChannelVersion, commandView, commandsView, readCommandBody, readStatus } from "./agent-channel.js";
 import { readSkillUrls, upstreamSkill } from "./skills.js";
 
 export const ROLES_HEADER = "x-agent-governor-roles";
@@ -53,8 +54,12 @@ const ROUTE_METHODS = {
   enrollments: ["POST"],
   "approvers/:id/keys": ["GET", "POST"],
   "approvers/:id/keys/:key": ["DELETE"],
+  agents: ["GET"],
   receipts: ["GET"],
   "receipts/:id": ["GET"],
+  "agents/:id/status": ["GET", "PUT"],
+  "agents/:id/commands": ["GET", "POST"],
+  "agents/:id/commands/:key": ["POST"],
 };
 
 function isPlainObject(value) {
@@ -177,6 +182,24 @@ export class ApprovalInbox extends DurableObject {
         return this.registerKey(id, request, roles.has("admin"));
       case "DELETE approvers/:id/keys/:key":
         return this.revokeKey(id, subId, request, roles.has("admin"));
+      case "GET agents":
+        need("agent", "inbox", "admin");
+        return json({ agents: this.db.agentStatuses() });
+      case "GET agents/:id/status":
+        need("agent", "inbox", "admin");
+        return json(this.db.agentStatuses().find((status) => status.agent_id === agentId(id)) ?? null);
+      case "PUT agents/:id/status":
+        need("agent");
+        return this.reportStatus(agentId(id), request);
+      case "GET agents/:id/commands":
+        need("agent", "inbox", "admin");
+        return commandsView(this.db, agentId(id), url);
+      case "POST agents/:id/commands":
+        // Signed by an approver with the admin role: no token makes a command.
+        return this.command(agentId(id), request);
+      case "POST agents/:id/commands/:key":
+        need("agent");
+        return this.takeCommand(agentId(id), subId);
       default: {
         const allowed = ROUTE_METHODS[shape];
         if (allowed) throw new HttpError(405, "method_not_allowed", `${url.pathname} answers ${allowed.join(", ")}, not ${method}`);
@@ -232,20 +255,29 @@ export class ApprovalInbox extends DurableObject {
   /** One approval's view; a stored record that cannot be rendered degrades this view only. */
   viewOf(row, now = Date.now()) {
     try {
-      return approvalView(row, this.db.confirmationText(row.id), now, {
+      const view = approvalView(row, this.db.confirmationText(row.id), now, {
         requestFor,
         audience: this.audience,
         reconfirm: this.db.reconfirm(row.id),
       });
+      // Decisions are credited to the person whose key made them.
+      if (view.decision !== null) view.decision.approver = this.db.key(view.decision.key_id ?? "")?.approver ?? null;
+      return view;
     } catch (error) {
       return unreadableView(row, error);
     }
   }
 
   publish(id) {
+    if (this.ctx.getWebSockets().length === 0) return;
+    this.broadcast({ type: "approval", approval: this.view(id) });
+  }
+
+  /** Sends one message to every open feed. */
+  broadcast(value) {
     const sockets = this.ctx.getWebSockets();
     if (sockets.length === 0) return;
-    const message = JSON.stringify({ type: "approval", approval: this.view(id) });
+    const message = JSON.stringify(value);
     for (const socket of sockets) {
       try {
         socket.send(message);
@@ -512,7 +544,7 @@ export class ApprovalInbox extends DurableObject {
     }
     const [client, server] = Object.values(new WebSocketPair());
     this.ctx.acceptWebSocket(server);
-    server.send(JSON.stringify({ type: "hello", approvals: this.db.recentApprovals(50).map((row) => this.viewOf(row)) }));
+    server.send(JSON.stringify({ type: "hello", approvals: this.db.recentApprovals(50).map((row) => this.viewOf(row)), agents: this.db.agentStatuses() }));
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -528,22 +560,72 @@ export class ApprovalInbox extends DurableObject {
     }
   }
 
+  // ---- agents: presence and privileged commands ----
+
+  async reportStatus(agent, request) {
+    const status = await readStatus(request);
+    const now = Date.now();
+    this.db.putAgentStatus(agent, now, status);
+    this.broadcast({ type: "agent_status", status: { agent_id: agent, reported_at_ms: now, ...status } });
+    return json({ agent_id: agent, reported_at_ms: now });
+  }
+
+  /** An approver's roles: granted by an admin's enrollment code, or named in ADMIN_APPROVERS. */
+  rolesOf(approver) {
+    const configured = (this.env.ADMIN_APPROVERS ?? "").split(",").map((name) => name.trim()).filter(Boolean);
+    const roles = new Set(this.db.approverRoles(approver));
+    if (configured.includes(approver)) roles.add("admin");
+    return [...roles].sort();
+  }
+
+  /** A privileged command, signed by an approver with the admin role, kept for the agent to take once. */
+  async command(agent, request) {
+    const { action, command } = await readCommandBody(request, agent);
+    const signer = typeof action.key_id === "string" ? this.db.key(action.key_id) : null;
+    if (signer === null) throw new HttpError(403, "signature_invalid", "the command's key is not registered", "action.key_id");
+    if (!this.rolesOf(signer.approver).includes("admin")) {
+      throw new HttpError(403, "forbidden", `\`${signer.approver}\` is not an admin: only an approver with the admin role commands an agent`, "action.key_id");
+    }
+    await this.takeAction(`agent:${agent}`, action, ["command"], commandChannelVersion(agent));
+    const now = Date.now();
+    const row = this.db.insertAgentCommand({ agentId: agent, at: now, approver: signer.approver, keyId: signer.key_id, ...command });
+    this.db.appendAudit(now, null, "privileged_command", { agent_id: agent, seq: row.seq, verb: command.verb, text: command.text, approver: signer.approver, key_id: signer.key_id, nonce: action.nonce });
+    this.broadcast({ type: "command", command: commandView(row) });
+    return json(commandView(row), 201);
+  }
+
+  /** The agent takes a command before acting on it: a command is handed over once, whatever happens next. */
+  takeCommand(agent, seqText) {
+    const seq = Number(seqText);
+    if (!Number.isSafeInteger(seq) || seq < 1) throw new HttpError(400, "invalid_input", "a command is named by its seq", "seq");
+    if (this.db.agentCommand(agent, seq) === null) throw new HttpError(404, "not_found", `agent \`${agent}\` has no command ${seq}`);
+    if (!this.db.takeAgentCommand(agent, seq, Date.now())) throw new HttpError(409, "already_taken", `command ${seq} was taken already`);
+    const row = this.db.agentCommand(agent, seq);
+    this.db.appendAudit(row.taken_at, null, "command_taken", { agent_id: agent, seq });
+    this.broadcast({ type: "command", command: commandView(row) });
+    return json(commandView(row));
+  }
+
   // ---- approver keys ----
 
   async enroll(request) {
     const body = await readJsonObject(request);
-    onlyKeys(body, ["approver"]);
+    onlyKeys(body, ["approver", "roles"]);
     const approver = approverName(body.approver, "approver");
+    const roles = body.roles ?? [];
+    if (!Array.isArray(roles) || roles.some((role) => role !== "admin")) {
+      throw new HttpError(400, "invalid_input", "roles is a list of approver roles: only \"admin\" exists", "roles");
+    }
     const code = crypto.randomUUID();
     const expiresAt = Date.now() + ENROLLMENT_TTL_MS;
-    this.db.insertEnrollment(code, approver, expiresAt);
-    return json({ approver, enrollment_code: code, expires_at: formatTime(expiresAt) }, 201);
+    this.db.insertEnrollment(code, approver, expiresAt, [...new Set(roles)]);
+    return json({ approver, enrollment_code: code, expires_at: formatTime(expiresAt), roles: [...new Set(roles)] }, 201);
   }
 
   /** An approver's keys and the version a signed key change must name. */
   approverKeys(approver) {
     const rows = this.db.approverKeys(approver);
-    return { approver, version: keySetVersion(approver, rows), keys: rows.map(publicKeyView) };
+    return { approver, roles: this.rolesOf(approver), version: keySetVersion(approver, rows), keys: rows.map(publicKeyView) };
   }
 
   /**

@@ -30,6 +30,11 @@ const ROUTES = [
   "DELETE /v1/approvers/{approver}/keys/{key_id}",
   "GET /v1/receipts?since=&limit=",
   "GET /v1/receipts/key",
+  "GET /v1/agents",
+  "GET|PUT /v1/agents/{agent_id}/status",
+  "GET /v1/agents/{agent_id}/commands?since=&untaken=",
+  "POST /v1/agents/{agent_id}/commands",
+  "POST /v1/agents/{agent_id}/commands/{seq} (taken)",
 ];
 
 export default {

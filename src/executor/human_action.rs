@@ -1,6 +1,7 @@
 //! A human's other decisions about an approval, signed like the approval itself: declining a proposal,
-//! cancelling an unused approval, and reconciling an in-flight one. Whoever can only verify these cannot
-//! make them, so an agent cannot cancel, decline or settle what a person must.
+//! cancelling an unused approval, reconciling an in-flight one, and a privileged command to an agent.
+//! Whoever can only verify these cannot make them, so an agent cannot cancel, decline, settle or command
+//! what a person must.
 //!
 //! Every action is single-use and bound to what it acts on: it carries a `nonce` (recorded when used, so a
 //! replay is refused) and the `version` of the approval (or key set) it changes, as the guard showed it (so
@@ -46,6 +47,9 @@ pub enum HumanActionKind {
     AddKey,
     /// An approver revokes a key of their own (`approval_id` is its id).
     RevokeKey,
+    /// A privileged command to an agent (seed 002's Command UI): `approval_id` names the agent's command
+    /// channel, `detail` is the command exactly as the agent receives it, `version` the channel's version.
+    Command,
 }
 
 impl HumanActionKind {
@@ -57,6 +61,7 @@ impl HumanActionKind {
             Self::ReconcileNotApplied => "reconcile_not_applied",
             Self::AddKey => "add_key",
             Self::RevokeKey => "revoke_key",
+            Self::Command => "command",
         }
     }
 

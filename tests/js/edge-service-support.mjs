@@ -77,6 +77,7 @@ export function client(base) {
     call,
     get: (path, token = INBOX) => call("GET", path, undefined, token),
     post: (path, body, token) => call("POST", path, body, token),
+    put: (path, body, token) => call("PUT", path, body, token),
   };
 }
 

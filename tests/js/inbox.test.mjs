@@ -52,6 +52,13 @@ async function proposal() {
 
 const card = (page, id) => page.locator(`.approval[data-id="${id}"]`);
 
+/** A device key's approval: the first press arms it, the second (within a few seconds) approves. */
+async function approveWithDeviceKey(page, id) {
+  await card(page, id).locator("[data-action=approve]").click();
+  await card(page, id).locator("[data-action=approve].confirming").waitFor({ timeout: 5_000 });
+  await card(page, id).locator("[data-action=approve]").click();
+}
+
 test("a device key registered on first run approves a live proposal with y on the focused card; the guard applies it once", async () => {
   const { page, errors } = await openInbox();
   // No platform authenticator in this page: the device key is offered first.
@@ -78,10 +85,17 @@ test("a device key registered on first run approves a live proposal with y on th
 
   await card(page, approval.approval_id).focus();
   await page.keyboard.press("y");
+  // One y on a device key approves nothing: it asks for a second.
+  await card(page, approval.approval_id).locator("[data-action=approve].confirming").waitFor({ timeout: 5_000 });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal((await guard.client.get(`/v1/approvals/${approval.approval_id}`)).body.state, "pending", "a single y approves nothing");
+  await page.keyboard.press("y");
   await page.waitForFunction((id) => document.querySelector(`#history .approval[data-id="${id}"]`)?.dataset.state === "approved", approval.approval_id, { timeout: 10_000 });
   const decided = (await guard.client.get(`/v1/approvals/${approval.approval_id}`, AGENT)).body;
   assert.equal(decided.state, "approved");
   assert.match(decided.decision.key_id, /^alice\/device-/, "the key id is namespaced by its approver");
+  assert.equal(decided.decision.approver, "alice", "the decision is credited to the approver's name");
+  assert.match(await card(page, approval.approval_id).textContent(), /Approved by alice/);
 
   const applied = await guard.client.post("/v1/apply", decided.executor_request, AGENT);
   assert.equal(applied.body.outcome, "applied");
@@ -228,6 +242,7 @@ test("accessibility: axe-core finds no serious or critical violation (light and 
   }
   assert.ok(reached, "the approval is reachable with Tab");
   await page.keyboard.press("y");
+  await page.keyboard.press("y");
   await page.waitForFunction((id) => document.querySelector(`#history .approval[data-id="${id}"]`)?.dataset.state === "approved", approval.approval_id, { timeout: 10_000 });
 
   // The README's pictures: a phone and a desktop width, with one approval waiting.
@@ -262,7 +277,7 @@ async function approvedByFreshApprover(name) {
   await registerFreshDeviceKey(page, name);
   const approval = await proposal();
   await card(page, approval.approval_id).waitFor({ timeout: 10_000 });
-  await card(page, approval.approval_id).locator("[data-action=approve]").click();
+  await approveWithDeviceKey(page, approval.approval_id);
   await historyState(page, approval.approval_id, "approved");
   const decided = (await guard.client.get(`/v1/approvals/${approval.approval_id}`, AGENT)).body;
   return { page, errors, approval, decided };
@@ -293,7 +308,7 @@ test("reconfirm: the node moved on, the person picks a transition, signs the new
   // The inbox's own Apply after the signature is lost on the way (the page's request aborted): the approval
   // stays approved, nothing is applied, and the person asks again with the Apply button.
   await page.route("**/v1/apply", (route) => route.abort());
-  await card(page, pickedId).locator("[data-action=approve]").click();
+  await approveWithDeviceKey(page, pickedId);
   await historyState(page, pickedId, "approved");
   await page.waitForFunction(() => document.getElementById("announcer").textContent.startsWith("Not done"), null, { timeout: 10_000 });
   assert.equal(board.appliesFor(pickedId), 0);

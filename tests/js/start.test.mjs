@@ -102,6 +102,9 @@ test("npm start: the agent proposes, a person approves in the inbox, the guard a
   assert.match(await card.textContent(), /task-1: todo → in_progress/);
   assert.match(await card.textContent(), /task-1 is ready to start/, "the Closer's checklist is attached as evidence");
   assert.match(await card.textContent(), /Watcher\s*pass\s*minor: task-1 has no owner yet/, "the Watcher's verdict and issues are attached");
+  // A device key asks for a second press.
+  await card.locator("[data-action=approve]").click();
+  await card.locator("[data-action=approve].confirming").waitFor({ timeout: 5_000 });
   await card.locator("[data-action=approve]").click();
 
   const board = await waitFor(async () => {

@@ -1,4 +1,5 @@
-// The tail of the governed agent's execution log (seed 002's JSON lines: time, event, cause, impact scope),
+// The tail of the governed agent's logs (seed 002's JSON lines: time, event, cause, impact scope), the
+// execution, developer and chat channels merged (proposals, decisions, applies, failures, stops, commands),
 // read from the local server that runs the agent beside the inbox; newest last, as a log reads.
 import { element } from "./render.js";
 
@@ -22,7 +23,12 @@ export function showAgentLog(list, records, words) {
   }
   list.replaceChildren(
     ...records.map((record) =>
-      element("li", {}, element("time", { datetime: record.time, text: new Date(record.time).toLocaleTimeString() }), ` ${record.event_summary} · ${record.cause} · ${record.impact_scope}`),
+      element(
+        "li",
+        { "data-channel": record.channel ?? "execution" },
+        element("time", { datetime: record.time, text: new Date(record.time).toLocaleTimeString(words.locale) }),
+        ` ${record.event_summary} · ${record.cause} · ${record.impact_scope}`,
+      ),
     ),
   );
 }

@@ -29,10 +29,17 @@ export const guardApi = {
   /** First-run registration on this machine: the local server asks the guard for a one-time code. */
   enrollment: (approver) => call("POST", "/inbox/enrollment", { approver }),
   registerKey: (approver, body) => call("POST", `/v1/approvers/${encodeURIComponent(approver)}/keys`, body),
+  approverKeys: (approver) => call("GET", `/v1/approvers/${encodeURIComponent(approver)}/keys`),
+  agents: () => call("GET", "/v1/agents"),
+  commands: (agent) => call("GET", `/v1/agents/${encodeURIComponent(agent)}/commands`),
+  sendCommand: (agent, action) => call("POST", `/v1/agents/${encodeURIComponent(agent)}/commands`, { action }),
 };
 
-/** The feed: calls `onApproval(view)` for each change, and reconnects after a drop. */
-export function followFeed(onApproval, onOpen) {
+/**
+ * The feed: `handlers.approval(view)` for each change of an approval, `handlers.agent(status)` for an agent's
+ * presence, `handlers.command(command)` for a privileged command; reconnects after a drop.
+ */
+export function followFeed(handlers, onOpen) {
   const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1/feed`;
   const socket = new WebSocket(url);
   socket.addEventListener("open", () => onOpen?.());
@@ -43,8 +50,11 @@ export function followFeed(onApproval, onOpen) {
     } catch {
       return;
     }
-    if (message.type === "approval") onApproval(message.approval);
+    if (message.type === "approval") handlers.approval?.(message.approval);
+    else if (message.type === "agent_status") handlers.agent?.(message.status);
+    else if (message.type === "command") handlers.command?.(message.command);
+    else if (message.type === "hello") for (const status of message.agents ?? []) handlers.agent?.(status);
   });
-  socket.addEventListener("close", () => setTimeout(() => followFeed(onApproval, onOpen), 2000));
+  socket.addEventListener("close", () => setTimeout(() => followFeed(handlers, onOpen), 2000));
   return socket;
 }

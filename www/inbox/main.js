@@ -1,14 +1,22 @@
 // The approval inbox: the guard's pending approvals, live from its feed; approve with this device's key or a
 // passkey, decline with a signed reason; cancel an unused approval; reconcile one whose Apply's outcome is
 // unknown; pick a transition for one the node moved on from (reconfirm); history with outcomes and audit
-// trails; the agent's execution log. y and n act only on the focused approval, never from an editable field
-// or with a modifier held.
+// trails; the agent's presence and logs; the Command UI for admins. y and n act only on the focused
+// approval, never from an editable field or with a modifier held; a decline waits a few seconds and can be
+// undone; a device key's approval asks for a second y.
 import { guardApi, followFeed } from "./guard-api.js";
 import { loadApprover, registerDeviceKey, registerPasskey, signApproval, signHumanAction } from "./approver-keys.js";
 import { approvalCard, element } from "./render.js";
 import { outcomeLine, trailOf } from "./outcome.js";
 import { fetchAgentLog, showAgentLog } from "./agent-log.js";
 import { TEXT, wordsFor } from "./i18n.js";
+import { showPresence } from "./presence.js";
+import { commandLine, needsText, showCommands } from "./commands.js";
+
+/** How long a decline waits, undoable, before the signed decision is sent. */
+const DECLINE_UNDO_MS = 5000;
+/** How long a device key's first y waits for the second. */
+const CONFIRM_WINDOW_MS = 4000;
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -23,6 +31,13 @@ const state = {
   language: "en",
   rpId: "localhost",
   busy: new Set(),
+  agents: new Map(),
+  commands: [],
+  isAdmin: false,
+  // Declines waiting out their undo window: approval id -> { timer, deadline, reason }.
+  declining: new Map(),
+  // A device key's first y: the approval id and until when a second y approves.
+  confirming: null,
 };
 const words = () => wordsFor(state.language);
 
@@ -42,6 +57,7 @@ function applyLanguage() {
 
 function showApprover() {
   const status = $("approver-status");
+  $("command-card").hidden = !(state.approver && state.isAdmin);
   if (state.approver) {
     status.textContent = words().registered(state.approver.approver, state.approver.kind);
     $("register").hidden = true;
@@ -59,12 +75,25 @@ function actionsFor(approval) {
     box.append(button);
   };
   if (approval.state === "pending") {
-    add(words().approve, approve, { "data-action": "approve" });
+    const declining = state.declining.get(approval.approval_id);
+    if (declining) {
+      const left = Math.max(0, Math.ceil((declining.deadline - Date.now()) / 1000));
+      box.append(element("p", { class: "warning", "data-testid": "declining", text: words().declining(left) }));
+      add(words().undo, undoDecline, { "data-action": "undo" });
+      return box;
+    }
+    const confirming = state.confirming?.id === approval.approval_id;
+    add(confirming ? words().approveAgain : words().approve, approve, { "data-action": "approve", ...(confirming ? { class: "confirming" } : {}) });
     const reasonId = `reason-${approval.approval_id}`;
-    box.append(
-      element("label", { for: reasonId, class: "visually-hidden", text: words().declineReason }),
-      element("input", { id: reasonId, "data-reason": "", placeholder: words().declineReason }),
-    );
+    const reason = element("input", { id: reasonId, "data-reason": "", placeholder: words().declineReason, enterkeyhint: "send" });
+    // Enter in the reason field declines with that reason (and starts the undo window).
+    reason.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.isComposing) {
+        event.preventDefault();
+        decline(approval.approval_id);
+      }
+    });
+    box.append(element("label", { for: reasonId, class: "visually-hidden", text: words().declineReason }), reason);
     add(words().decline, decline, { class: "secondary", "data-action": "decline" });
   } else if (approval.state === "approved") {
     // A transition the person picked has no agent to apply it: if the inbox's own Apply did not go through
@@ -108,8 +137,12 @@ function render() {
       ...sorted.filter(wanted).map((approval) => approvalCard(approval, words(), now, actionsFor(approval), historyOf(approval, listId))),
     );
   }
-  $("pending-empty").hidden = sorted.some((approval) => approval.state === "pending");
+  const waiting = sorted.filter((approval) => approval.state === "pending").length;
+  $("pending-empty").hidden = waiting > 0;
+  document.title = `${waiting > 0 ? `(${waiting}) ` : ""}${words().documentTitle}`;
   showAgentLog($("agent-log"), state.agentLog, words());
+  showPresenceNow();
+  showCommands($("commands"), state.commands, words());
   for (const [id, value] of reasons) {
     const input = document.getElementById(id);
     if (input) input.value = value;
@@ -179,12 +212,38 @@ async function settle(id, run) {
   } finally {
     state.busy.delete(id);
     await refresh();
+    // The focus moves on to the next approval waiting, when the decided one has left the list.
+    if (state.approvals.get(id)?.state !== "pending" && state.afterDecline !== undefined) {
+      focusPending(state.afterDecline);
+      state.afterDecline = undefined;
+    }
   }
 }
 
 function approve(id) {
   const approval = state.approvals.get(id);
-  if (!approval || approval.state !== "pending" || !needApprover()) return;
+  if (!approval || approval.state !== "pending" || state.declining.has(id) || !needApprover()) return;
+  // A device key signs without asking anything: a second y (or press) within a few seconds confirms, so one
+  // stray keystroke never approves. A passkey asks the authenticator for the gesture itself.
+  if (state.approver.kind !== "passkey") {
+    if (state.confirming?.id !== id || Date.now() > state.confirming.until) {
+      clearTimeout(state.confirming?.timer);
+      state.confirming = {
+        id,
+        until: Date.now() + CONFIRM_WINDOW_MS,
+        timer: setTimeout(() => {
+          state.confirming = null;
+          render();
+        }, CONFIRM_WINDOW_MS),
+      };
+      announce(words().approveAgain);
+      render();
+      return;
+    }
+    clearTimeout(state.confirming.timer);
+    state.confirming = null;
+  }
+  state.afterDecline = nextPendingAfter(id);
   return settle(id, async () => {
     const draft = { ...approval.draft, reason: "approved in the inbox", confirmed_at: new Date().toISOString(), ui_action: "inbox_approve" };
     const confirmation = await signApproval(state.approver, draft);
@@ -219,14 +278,60 @@ function pick(id, to) {
   });
 }
 
+/** n: the decline waits DECLINE_UNDO_MS, visibly, before it is signed and sent; Undo cancels it. */
 function decline(id) {
   const approval = state.approvals.get(id);
-  if (!approval || approval.state !== "pending" || !needApprover()) return;
+  if (!approval || approval.state !== "pending" || state.declining.has(id) || !needApprover()) return;
   const reason = document.querySelector(`.approval[data-id="${CSS.escape(id)}"] [data-reason]`)?.value ?? "";
+  const next = nextPendingAfter(id);
+  const deadline = Date.now() + DECLINE_UNDO_MS;
+  const tick = setInterval(render, 1000);
+  const timer = setTimeout(() => {
+    clearInterval(tick);
+    state.declining.delete(id);
+    sendDecline(id, reason);
+  }, DECLINE_UNDO_MS);
+  state.declining.set(id, { timer, tick, deadline, reason });
+  announce(words().declining(Math.ceil(DECLINE_UNDO_MS / 1000)));
+  render();
+  // The undo button has the focus: Enter or Space takes the decline back.
+  document.querySelector(`.approval[data-id="${CSS.escape(id)}"] [data-action="undo"]`)?.focus();
+  state.afterDecline = next;
+}
+
+function undoDecline(id) {
+  const declining = state.declining.get(id);
+  if (!declining) return;
+  clearTimeout(declining.timer);
+  clearInterval(declining.tick);
+  state.declining.delete(id);
+  announce(words().declineUndone);
+  render();
+  const card = document.querySelector(`.approval[data-id="${CSS.escape(id)}"]`);
+  const input = card?.querySelector("[data-reason]");
+  if (input) input.value = declining.reason;
+  card?.focus();
+}
+
+function sendDecline(id, reason) {
+  const approval = state.approvals.get(id);
+  if (!approval || approval.state !== "pending") return render();
   return settle(id, async () => {
     const action = await signHumanAction(state.approver, { action: "decline", approval_id: id, version: approval.version, detail: reason, at: new Date().toISOString(), key_id: null });
     return guardApi.decide(id, { decision: "n", action });
   });
+}
+
+/** The pending approval shown after `id` (or before it, when it is the last), for the focus after a decision. */
+function nextPendingAfter(id) {
+  const cards = [...document.querySelectorAll('#pending .approval[data-state="pending"]')];
+  const index = cards.findIndex((card) => card.dataset.id === id);
+  return (cards[index + 1] ?? cards[index - 1])?.dataset.id ?? null;
+}
+
+function focusPending(id) {
+  const card = id ? document.querySelector(`#pending .approval[data-id="${CSS.escape(id)}"]`) : null;
+  (card ?? document.querySelector('#pending .approval[data-state="pending"]'))?.focus();
 }
 
 function act(id, kind) {
@@ -239,12 +344,21 @@ function act(id, kind) {
   });
 }
 
-/** y / n on the focused approval only: never from an editable field, never with a modifier held. */
+/** y / n on the focused approval only, j / k between approvals: never from an editable field, never with a modifier held. */
 function onKey(event) {
   if (event.defaultPrevented || event.repeat || event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return;
   const target = event.target;
   if (target instanceof HTMLElement && (target.isContentEditable || target.closest("input, textarea, select, [contenteditable]"))) return;
   const card = target instanceof HTMLElement ? target.closest(".approval") : null;
+  if (event.key === "j" || event.key === "k") {
+    const cards = [...document.querySelectorAll("#pending .approval, #history .approval")];
+    if (cards.length === 0) return;
+    event.preventDefault();
+    const index = card ? cards.indexOf(card) : -1;
+    const next = event.key === "j" ? cards[Math.min(cards.length - 1, index + 1)] : cards[Math.max(0, index - 1)];
+    next?.focus();
+    return;
+  }
   if (!card || card.dataset.state !== "pending") return;
   if (event.key === "y") {
     event.preventDefault();
@@ -255,13 +369,85 @@ function onKey(event) {
   }
 }
 
+/** The agent this inbox commands: the one that reported last (npm start runs one). */
+function currentAgent() {
+  return [...state.agents.values()].sort((a, b) => (b.reported_at_ms ?? 0) - (a.reported_at_ms ?? 0))[0] ?? null;
+}
+
+function showPresenceNow() {
+  showPresence($("presence"), currentAgent(), words(), Date.now(), { isAdmin: state.approver !== null && state.isAdmin });
+}
+
+async function loadAgents() {
+  const answer = await guardApi.agents().catch(() => null);
+  if (answer?.status === 200) for (const status of answer.body.agents) state.agents.set(status.agent_id, status);
+  const agent = currentAgent();
+  if (agent && state.isAdmin) {
+    const listed = await guardApi.commands(agent.agent_id).catch(() => null);
+    if (listed?.status === 200) state.commands = listed.body.commands;
+  }
+}
+
+/** Whether this approver has the admin role (the guard says; the Command UI is shown only then). */
+async function loadRoles() {
+  state.isAdmin = false;
+  if (state.approver) {
+    const answer = await guardApi.approverKeys(state.approver.approver).catch(() => null);
+    state.isAdmin = answer?.status === 200 && Array.isArray(answer.body.roles) && answer.body.roles.includes("admin");
+  }
+  showApprover();
+}
+
+/** Signs the command exactly as the agent will receive it and sends it through the guard. */
+async function sendCommand() {
+  const agent = currentAgent();
+  if (!agent) return announce(words().presenceNone);
+  if (!needApprover() || state.sendingCommand) return;
+  const verb = $("command-verb").value;
+  const text = $("command-text").value;
+  if (needsText(verb) && text.trim() === "") {
+    announce(words().commandNeedsText);
+    $("command-text").focus();
+    return;
+  }
+  state.sendingCommand = true;
+  try {
+    const listed = await guardApi.commands(agent.agent_id);
+    if (listed.status !== 200) throw new Error(listed.body.message);
+    const detail = commandLine(verb, text);
+    const action = await signHumanAction(state.approver, { action: "command", approval_id: `agent:${agent.agent_id}`, version: listed.body.version, detail, at: new Date().toISOString(), key_id: null });
+    const sent = await guardApi.sendCommand(agent.agent_id, action);
+    if (sent.status !== 201) throw new Error(sent.body.message);
+    state.commands = [...state.commands.filter((known) => known.seq !== sent.body.seq), sent.body].sort((a, b) => a.seq - b.seq);
+    $("command-text").value = "";
+    announce(words().commandSent(detail));
+    showCommands($("commands"), state.commands, words());
+  } catch (error) {
+    announce(words().failed(error.message));
+  } finally {
+    state.sendingCommand = false;
+  }
+}
+
+/** An opt-in browser notification for a new approval, when the page is not in view. */
+function notify(approval) {
+  if (typeof Notification === "undefined" || Notification.permission !== "granted" || document.visibilityState === "visible") return;
+  try {
+    new Notification(words().newApproval(approval.request.what), { tag: approval.approval_id });
+  } catch {
+    // Some browsers allow notifications only from a service worker.
+  }
+}
+
 async function register(kind) {
   const name = $("approver-name");
   if (state.registering || !name.reportValidity()) return;
   state.registering = true;
   try {
     state.approver = kind === "passkey" ? await registerPasskey(guardApi, name.value, state.rpId) : await registerDeviceKey(guardApi, name.value);
-    showApprover();
+    await loadRoles();
+    await loadAgents();
+    render();
   } catch (error) {
     announce(words().failed(error.message));
     $("approver-status").textContent = words().failed(error.message);
@@ -306,20 +492,56 @@ async function main() {
   $("register-device").addEventListener("click", () => register("device"));
   $("register-passkey").addEventListener("click", () => register("passkey"));
   $("register-passkey").hidden = !hasWebAuthn;
+  $("command-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    sendCommand();
+  });
+  $("command-verb").addEventListener("change", () => {
+    $("command-text").disabled = !needsText($("command-verb").value);
+  });
+  if (typeof Notification !== "undefined" && Notification.permission !== "denied") {
+    $("notify").hidden = Notification.permission === "granted";
+    $("notify").addEventListener("click", async () => {
+      const permission = await Notification.requestPermission().catch(() => "denied");
+      $("notify").hidden = true;
+      if (permission === "granted") announce(words().notifyOn);
+    });
+  }
   document.addEventListener("keydown", onKey);
+  await loadRoles();
+  await loadAgents();
   applyLanguage();
   await refresh();
-  followFeed((approval) => {
-    const known = state.approvals.has(approval.approval_id);
-    state.approvals.set(approval.approval_id, approval);
-    state.updatedAt.set(approval.approval_id, ++state.clock);
-    if (!known && approval.state === "pending") announce(words().newApproval(approval.request.what));
-    render();
-    // The audit trails and the agent's log follow a moment later, once for a burst of changes.
-    clearTimeout(state.refreshTimer);
-    state.refreshTimer = setTimeout(refresh, 300);
+  followFeed({
+    approval(approval) {
+      const known = state.approvals.has(approval.approval_id);
+      state.approvals.set(approval.approval_id, approval);
+      state.updatedAt.set(approval.approval_id, ++state.clock);
+      if (!known && approval.state === "pending") {
+        announce(words().newApproval(approval.request.what));
+        notify(approval);
+      }
+      render();
+      // The audit trails and the agent's log follow a moment later, once for a burst of changes.
+      clearTimeout(state.refreshTimer);
+      state.refreshTimer = setTimeout(refresh, 300);
+    },
+    agent(status) {
+      const before = state.agents.get(status.agent_id);
+      state.agents.set(status.agent_id, status);
+      if (before?.state !== status.state) announce(words().presence?.[status.state] ?? status.state);
+      showPresenceNow();
+      clearTimeout(state.logTimer);
+      state.logTimer = setTimeout(() => refreshAgentLog(), 300);
+    },
+    command(command) {
+      state.commands = [...state.commands.filter((known) => known.seq !== command.seq), command].sort((a, b) => a.seq - b.seq);
+      showCommands($("commands"), state.commands, words());
+    },
   });
   setInterval(render, 30_000);
+  // The elapsed times of the agent's presence.
+  setInterval(showPresenceNow, 1000);
   setInterval(() => refreshAgentLog(), 5_000);
   document.body.dataset.ready = "true";
 }

@@ -1,10 +1,12 @@
 // What became of an approval, in words, and its own audit trail: shown on each card of the history.
 import { element } from "./render.js";
 
-const time = (iso) => (iso ? new Date(iso).toLocaleString() : "");
+let locale = "en";
+const time = (iso) => (iso ? new Date(iso).toLocaleString(locale) : "");
 
 /** One line saying how the approval ended (or where it stands), from its decision and confirmation. */
 export function outcomeLine(approval, words) {
+  locale = words.locale;
   const { from, to } = approval.proposed_change;
   const confirmation = approval.confirmation;
   const decision = approval.decision;
@@ -12,9 +14,9 @@ export function outcomeLine(approval, words) {
     case "consumed":
       return words.outcomeApplied(from || "—", to, time(confirmation?.consumed_at));
     case "declined":
-      return words.outcomeDeclined(decision?.key_id ?? "", decision?.reason || "");
+      return words.outcomeDeclined(decision?.approver ?? decision?.key_id ?? "", decision?.reason || "");
     case "approved":
-      return words.outcomeApproved(decision?.key_id ?? "", time(decision?.at));
+      return words.outcomeApproved(decision?.approver ?? decision?.key_id ?? "", time(decision?.at));
     case "cancelled":
       return words.outcomeCancelled(time(confirmation?.confirmed_at));
     case "invalidated":
@@ -30,6 +32,7 @@ export function outcomeLine(approval, words) {
 
 /** The approval's audit records (newest first, as the guard lists them) in a disclosure. */
 export function trailOf(records, words) {
+  locale = words.locale;
   if (records.length === 0) return null;
   const list = element(
     "ol",

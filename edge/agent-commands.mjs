@@ -1,0 +1,91 @@
+// The privileged commands an admin sends the agent through the edge guard (seed 002's Command UI). Each is
+// taken from the guard before it is carried out, so it is carried out at most once, even across a restart;
+// the loop logs each developer command as privileged.
+//
+//   instruction <text>   a person's instruction (it always wins; after a stop it starts the agent again)
+//   goal <text>          a new goal (the loop's `<prefix> goal`)
+//   discard              drop the task in progress
+//   stop / resume        pause the agent (what it was doing is interrupted) / go on
+//   whitelist add|remove <type>, prefix <token>   rule changes, persisted through the loop's storage
+
+/**
+ * Carries out one command on `loop`. `agent` is { paused, observeAgain() } of the agent it drives; `who` is
+ * the approver's name. Returns a line for the agent's console.
+ */
+export function carryOut(loop, agent, { verb, text, approver }) {
+  const prefix = loop.state().rules?.privileged_prefix ?? "/dev";
+  const mode = loop.status().mode;
+  switch (verb) {
+    case "instruction":
+      agent.paused = false;
+      loop.say(text);
+      return `instruction from ${approver}: ${text}`;
+    case "goal":
+      agent.paused = false;
+      loop.say(`${prefix} goal ${text}`);
+      if (mode === "stopped") loop.say(`${prefix} resume`);
+      return `new goal from ${approver}: ${text}`;
+    case "discard":
+      loop.say(`${prefix} discard`);
+      return `task discarded by ${approver}`;
+    case "whitelist":
+    case "prefix":
+      loop.say(`${prefix} ${verb} ${text}`);
+      return `rule change by ${approver}: ${verb} ${text}`;
+    case "stop":
+      agent.paused = true;
+      // A judgement or a wait for a person is interrupted (an Apply already sent still finishes).
+      if (["judging", "awaiting_approval"].includes(mode)) loop.say(`Stop: ${approver} paused the agent.`);
+      return `paused by ${approver}`;
+    case "resume":
+      agent.paused = false;
+      if (mode === "interrupted") loop.answer("resume");
+      else if (mode === "stopped") loop.say(`${prefix} resume`);
+      agent.observeAgain();
+      return `resumed by ${approver}`;
+    default:
+      return `unknown command ${verb} from ${approver}: ignored`;
+  }
+}
+
+/**
+ * Follows the guard's command channel for `agentId`: every `pollMs`, the untaken commands, oldest first,
+ * each taken (POST .../commands/{seq}) before `onCommand` runs it. `guard(method, path, body)` answers
+ * `{ status, body }`. Returns { stop() }.
+ */
+export function followCommands({ guard, agentId, pollMs = 1000, onCommand, onError = () => {} }) {
+  let stopped = false;
+  let running = false;
+  const base = `/v1/agents/${encodeURIComponent(agentId)}/commands`;
+  async function poll() {
+    if (stopped || running) return;
+    running = true;
+    try {
+      const listed = await guard("GET", `${base}?untaken=true`);
+      if (listed.status !== 200) throw new Error(listed.body?.message ?? `HTTP ${listed.status}`);
+      for (const command of listed.body.commands) {
+        if (stopped) break;
+        const taken = await guard("POST", `${base}/${command.seq}`, {});
+        if (taken.status !== 200) continue;
+        try {
+          await onCommand(command);
+        } catch (error) {
+          onError(error, command);
+        }
+      }
+    } catch (error) {
+      onError(error, null);
+    } finally {
+      running = false;
+    }
+  }
+  const timer = setInterval(poll, pollMs);
+  poll();
+  return {
+    poll,
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}

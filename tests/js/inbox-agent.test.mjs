@@ -1,0 +1,230 @@
+// The inbox with a governed agent running beside it (as `npm start` runs them), in headless Chromium: the
+// agent's presence while it judges, a decline with its undo window, "stopped after your decline", and the
+// Command UI's signed instruction that sets the agent going again. The model is scripted (it answers with the
+// first move it is offered, after a pause long enough to see the agent judging); the tests assert plumbing
+// and what a person sees, not a model's verdict. The guard's command channel is attacked over HTTP: a replayed
+// command, a command from an approver without the admin role, and malformed commands.
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { after, before, test } from "node:test";
+import { startServer } from "../../scripts/serve.mjs";
+import { startTaskBoard } from "../../edge/task-board.mjs";
+import { AGENT_ID, startGovernedAgent } from "../../edge/agent.mjs";
+import { freePort, launchChromium } from "./helpers.mjs";
+import { ADMIN, AGENT, INBOX, humanAction, registerEd25519, startGuardService } from "./edge-service-support.mjs";
+
+const JUDGE_DELAY_MS = 1500;
+let judgements = 0;
+
+function firstChoice(schema) {
+  const choice = schema.oneOf[0];
+  return Object.fromEntries(
+    Object.entries(choice.properties).map(([name, field]) => [name, "const" in field ? field.const : field.type === "null" ? null : `a ${name}`]),
+  );
+}
+
+function scriptedModel() {
+  const server = createServer(async (request, response) => {
+    let raw = "";
+    for await (const chunk of request) raw += chunk;
+    const body = JSON.parse(raw);
+    const { name, schema } = body.response_format.json_schema;
+    let answer;
+    if (name === "control_judgement") {
+      judgements += 1;
+      await new Promise((resolve) => setTimeout(resolve, JUDGE_DELAY_MS));
+      answer = firstChoice(schema);
+    } else if (name === "watcher_verdict") {
+      answer = { pass: true, issues: [], inspection_log: "1. read", blindspots_covered: ["a"], misclassification_detected: false, reclassification_suggestion: null, trade_offs_acknowledged: true };
+    } else {
+      answer = { checklist: [{ id: "moves", description: "the move is one the board allows", completed: true, evidence: "preview" }], allComplete: true, summary: "ok", pendingActions: [], confidence: 0.9 };
+    }
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify(answer) } }] }));
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+let model;
+let board;
+let guard;
+let agent;
+let server;
+let browser;
+let inboxUrl;
+
+before(async () => {
+  model = await scriptedModel();
+  board = await startTaskBoard({ nodes: { "task-1": "todo" } });
+  const port = await freePort();
+  guard = await startGuardService(board, { vars: { ORIGINS: `http://localhost:${port}`, RP_ID: "localhost" } });
+  server = await startServer(port, { guard: { url: guard.url, inboxToken: INBOX, adminToken: ADMIN, rpId: "localhost" } });
+  inboxUrl = `http://localhost:${port}/inbox.html`;
+  browser = await launchChromium();
+});
+
+after(async () => {
+  agent?.stop();
+  await browser?.close();
+  server?.close();
+  await guard?.dispose();
+  await board?.close();
+  model?.close();
+});
+
+async function waitFor(check, what, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+const pendingProposals = async () => (await guard.client.get("/v1/approvals?state=pending", AGENT)).body.approvals;
+
+test("presence while judging; a decline can be undone, then stops the task; a signed instruction sets the agent going again", async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(inboxUrl);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+
+  // A person's name with a space is a valid approver name; a "/" is not (the browser and the guard agree).
+  const name = page.locator("#approver-name");
+  await name.fill("bad/name");
+  assert.equal(await name.evaluate((input) => input.validity.patternMismatch), true, "a / in a name is refused by the page");
+  await name.fill(" Alice");
+  assert.equal(await name.evaluate((input) => input.validity.patternMismatch), true, "a leading space is refused by the page");
+  await name.fill("Alice Smith");
+  assert.equal(await name.evaluate((input) => input.validity.valid), true, "the pattern compiles and accepts a person's name");
+  await page.click("#register-device");
+  await page.waitForFunction(() => document.getElementById("approver-status").textContent.includes("Alice Smith"));
+  await page.locator("#command-card").waitFor({ state: "visible", timeout: 10_000 });
+
+  agent = await startGovernedAgent({
+    guardUrl: guard.url,
+    agentToken: AGENT,
+    boardUrl: board.url,
+    llm: { url: `http://127.0.0.1:${model.address().port}/v1`, model: "scripted" },
+    narrowJudgement: true,
+    pollMs: 200,
+  });
+  server.setAgent(agent);
+
+  // While the model thinks, the page says the agent is judging, for how long, and which board change it saw.
+  await page.waitForFunction(() => document.querySelector("[data-testid=presence-state]")?.textContent === "Judging", null, { timeout: 15_000 });
+  assert.match(await page.textContent("#presence"), /deciding the next action/);
+  assert.match(await page.textContent("[data-testid=presence-elapsed]"), /for \d+ s/);
+  assert.match(await page.textContent("[data-testid=presence-board]"), /observed 1 tasks/);
+
+  const first = await waitFor(async () => (await pendingProposals())[0], "the first proposal");
+  await page.waitForFunction(() => document.querySelector("[data-testid=presence-state]")?.textContent === "Waiting for you", null, { timeout: 15_000 });
+  assert.match(await page.textContent("#presence"), /Waiting for your decision: Execute: status_change on task-1: todo -> in_progress/);
+  await page.waitForFunction(() => document.title.startsWith("(1) "), null, { timeout: 10_000 });
+
+  // n starts a visible, undoable decline; Undo sends nothing.
+  const firstCard = page.locator(`.approval[data-id="${first.approval_id}"]`);
+  await firstCard.focus();
+  await page.keyboard.press("n");
+  await page.locator("[data-testid=declining]").waitFor({ timeout: 5_000 });
+  assert.match(await page.textContent("[data-testid=declining]"), /Declining in \d s/);
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.action), "undo", "the undo button has the focus");
+  await page.keyboard.press("Enter");
+  await page.locator("[data-testid=declining]").waitFor({ state: "detached", timeout: 5_000 });
+  await new Promise((resolve) => setTimeout(resolve, 5500));
+  assert.equal((await guard.client.get(`/v1/approvals/${first.approval_id}`, AGENT)).body.state, "pending", "an undone decline sends nothing");
+
+  // Enter in the reason field declines with that reason, after the window.
+  await firstCard.locator("[data-reason]").fill("not now");
+  await firstCard.locator("[data-reason]").press("Enter");
+  await page.waitForFunction((id) => document.querySelector(`#history .approval[data-id="${id}"]`)?.dataset.state === "declined", first.approval_id, { timeout: 15_000 });
+  const declined = (await guard.client.get(`/v1/approvals/${first.approval_id}`, AGENT)).body;
+  assert.equal(declined.decision.reason, "not now");
+  assert.equal(declined.decision.approver, "Alice Smith");
+  assert.match(await page.locator(`#history .approval[data-id="${first.approval_id}"]`).textContent(), /Declined by Alice Smith: not now/);
+
+  // The agent says it stopped after the decline, and how to go on.
+  await page.waitForFunction(() => document.querySelector("[data-testid=presence-state]")?.textContent === "Stopped", null, { timeout: 15_000 });
+  assert.match(await page.textContent("[data-testid=presence-why]"), /Stopped after your decline/);
+  assert.match(await page.textContent("#presence"), /send an instruction or a new goal/);
+  await page.waitForFunction(() => /declined/.test(document.getElementById("agent-log").textContent), null, { timeout: 15_000 });
+  assert.equal(board.board.get("task-1"), "todo");
+  const judgedBefore = judgements;
+
+  // A signed instruction from the Command UI: taken by the agent once, logged as privileged, and a new proposal follows.
+  await page.selectOption("#command-verb", "instruction");
+  await page.fill("#command-text", "Try task-1 again: it is ready now.");
+  await page.click("#command-send");
+  await page.waitForFunction(() => /taken by the agent/.test(document.getElementById("commands").textContent), null, { timeout: 15_000 });
+  const second = await waitFor(async () => (await pendingProposals()).find((proposal) => proposal.approval_id !== first.approval_id), "a proposal after the instruction");
+  assert.ok(judgements > judgedBefore, "the instruction started a new judgement");
+  assert.equal(second.node_id, "task-1");
+  const audit = (await guard.client.get("/v1/audit?limit=50", INBOX)).body.records;
+  const privileged = audit.filter((record) => record.event === "privileged_command");
+  assert.equal(privileged.length, 1);
+  assert.equal(privileged[0].detail.approver, "Alice Smith");
+  assert.equal(privileged[0].detail.text, "Try task-1 again: it is ready now.");
+  const commands = (await guard.client.get(`/v1/agents/${AGENT_ID}/commands`, INBOX)).body.commands;
+  assert.equal(commands.length, 1);
+  assert.ok(commands[0].taken_at_ms > 0, "the agent took it");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the command channel: a replayed command, a non-admin's command, malformed commands and a second take are refused", async () => {
+  const api = guard.client;
+  // A channel no agent follows, so that nothing takes its commands but this test.
+  const AGENT_ID = "quiet-agent";
+  // An approver enrolled without the admin role.
+  const plain = await registerEd25519(api, "carol", "laptop");
+  const listed = await api.get(`/v1/agents/${AGENT_ID}/commands`, INBOX);
+  assert.equal(listed.status, 200);
+  const version = listed.body.version;
+  const refused = await api.post(`/v1/agents/${AGENT_ID}/commands`, { action: await humanAction("command", `agent:${AGENT_ID}`, plain, "stop", version) });
+  assert.equal(refused.status, 403);
+  assert.equal(refused.body.code, "forbidden");
+
+  // An admin approver (enrolled with the admin role by the admin token).
+  const code = await api.post("/v1/enrollments", { approver: "dana", roles: ["admin"] }, ADMIN);
+  assert.equal(code.status, 201);
+  const { generateApproverKey } = await import("../../dist/guard/node.js");
+  const key = await generateApproverKey({ keyId: "laptop" });
+  const registered = await api.post("/v1/approvers/dana/keys", { key_id: "laptop", ...key.publicKey, enrollment_code: code.body.enrollment_code });
+  assert.equal(registered.status, 201);
+  const dana = { ...key, keyId: registered.body.key_id };
+  assert.deepEqual((await api.get("/v1/approvers/dana/keys")).body.roles, ["admin"]);
+
+  const action = await humanAction("command", `agent:${AGENT_ID}`, dana, "goal Keep the board tidy", version);
+  const sent = await api.post(`/v1/agents/${AGENT_ID}/commands`, { action });
+  assert.equal(sent.status, 201, JSON.stringify(sent.body));
+  assert.equal(sent.body.verb, "goal");
+  const replayed = await api.post(`/v1/agents/${AGENT_ID}/commands`, { action });
+  assert.equal(replayed.status, 409);
+  assert.equal(replayed.body.code, "action_replayed");
+
+  // The signed line is what the agent receives: altering it breaks the signature.
+  const altered = { ...(await humanAction("command", `agent:${AGENT_ID}`, dana, "goal A", version)), detail: "goal B" };
+  assert.equal((await api.post(`/v1/agents/${AGENT_ID}/commands`, { action: altered })).status, 403);
+  // A command made for another agent is refused for this one.
+  const elsewhere = await humanAction("command", "agent:other-agent", dana, "stop", version);
+  assert.equal((await api.post(`/v1/agents/${AGENT_ID}/commands`, { action: elsewhere })).body.code, "change_mismatch");
+  for (const detail of ["launch rockets", "goal", "stop now", "whitelist everything", "prefix a b", ""]) {
+    const bad = await api.post(`/v1/agents/${AGENT_ID}/commands`, { action: await humanAction("command", `agent:${AGENT_ID}`, dana, detail, version) });
+    assert.equal(bad.status, 400, `${JSON.stringify(detail)}: ${JSON.stringify(bad.body)}`);
+  }
+  // A command is taken once; an agent id that is not one segment of safe characters is refused.
+  const seq = sent.body.seq;
+  const take = async () => api.post(`/v1/agents/${AGENT_ID}/commands/${seq}`, {}, AGENT);
+  const firstTake = await take();
+  const secondTake = await take();
+  assert.deepEqual([firstTake.status, secondTake.status].sort(), [200, 409]);
+  assert.equal((await api.post(`/v1/agents/${AGENT_ID}/commands/${seq}`, {}, INBOX)).status, 403, "only an agent takes commands");
+  assert.equal((await api.get(`/v1/agents/${"x".repeat(65)}/commands`, INBOX)).status, 400);
+  // The presence report is the agent's alone, and checked.
+  assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "judging" }, INBOX)).status, 403);
+  assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "dancing" }, AGENT)).status, 400);
+  assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "idle", since_ms: "soon" }, AGENT)).status, 400);
+  assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "idle", note: "x".repeat(20_000) }, AGENT)).status, 413);
+});
