@@ -119,9 +119,9 @@ export async function startGovernedAgent({
         },
         query,
       );
-      return { complete: result.complete, checklist: result.output?.checklist ?? [], summary: result.output?.summary ?? null };
+      return { complete: result.complete, checklist: result.output?.checklist ?? [], summary: result.output?.summary ?? null, model: llm.model };
     } catch (error) {
-      return { complete: false, checklist: [], summary: `the Closer could not decide: ${error.message}` };
+      return { complete: false, checklist: [], summary: `the Closer could not decide: ${error.message}`, model: llm.model };
     }
   }
 
@@ -132,14 +132,15 @@ export async function startGovernedAgent({
         {
           // What the agent produced is the proposal itself (nothing is applied before the person decides).
           executor_result: { status: "done", artifacts: [lines[0], lines[1]], execution_log: `proposed, not applied: ${action.type} ${JSON.stringify(action.parameters ?? {})}: ${lines[0]}` },
-          original_request: goal,
+          // The request is this one step (the whole goal names other tasks, which the review is not about).
+          original_request: `${lines[0]} (one step towards: ${loop?.state().situation?.goal ?? goal})`,
           ...(reviewer ? { persona: reviewer } : {}),
         },
         query,
       );
-      return { pass: verdict.pass, issues: verdict.issues, persona: verdict.persona_applied ?? null };
+      return { pass: verdict.pass, issues: verdict.issues, persona: verdict.persona_applied ?? null, model: llm.model };
     } catch (error) {
-      return { pass: false, issues: [`the Watcher could not decide: ${error.message}`], persona: null };
+      return { pass: false, issues: [`the Watcher could not decide: ${error.message}`], persona: null, model: llm.model };
     }
   }
 

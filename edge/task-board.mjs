@@ -5,6 +5,7 @@
 //   POST /preview {node_id}          -> { current_status, valid_transitions }
 //   POST /apply   ApplyRequest       -> 200 { applied: true } | 422 { applied: false, message }
 //   GET  /board                      -> { nodes, applies }
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 
 const TRANSITIONS = {
@@ -24,10 +25,18 @@ async function body(request) {
  * Starts the board on 127.0.0.1. `nodes` maps node ids to statuses. `holdApply(request, { drop })` may return
  * a promise that delays the answer to an Apply after it is counted (a test uses it to stop the guard mid-way);
  * calling `drop()` closes the connection without an answer, so the caller cannot know whether it was applied.
+ * With `file`, the board (statuses and applies) is loaded from it when it exists (`nodes` is then only the
+ * first board) and saved to it before each Apply is answered, so a restart keeps what was applied.
  */
-export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, token = null } = {}) {
-  const board = new Map(Object.entries(nodes));
-  const applies = [];
+export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, token = null, file = null } = {}) {
+  const saved = file !== null && existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
+  const board = new Map(Object.entries(saved?.nodes ?? nodes));
+  const applies = saved?.applies ?? [];
+  const save = () => {
+    if (file === null) return;
+    writeFileSync(`${file}.tmp`, JSON.stringify({ nodes: Object.fromEntries(board), applies }));
+    renameSync(`${file}.tmp`, file);
+  };
   // `handle.hold` may be set later, like `holdApply`.
   const handle = { hold: null };
   const server = createServer(async (request, response) => {
@@ -59,6 +68,7 @@ export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, t
           return send(422, { applied: false, message: `${current} -> ${confirm_status} is not a valid transition` });
         }
         board.set(node_id, confirm_status);
+        save();
         const hold = handle.hold ?? holdApply;
         let dropped = false;
         if (hold) {

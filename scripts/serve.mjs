@@ -138,6 +138,21 @@ function relayFeed(guard, request, socket, head) {
   };
   upstream.on("error", close);
   socket.on("error", close);
+  socket.on("close", close);
+}
+
+/** The demo task board's state (GET {board}/board), for /board.html; 503 when no board runs beside this server. */
+async function boardState(board, response) {
+  const send = (status, body) => {
+    response.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+    response.end(JSON.stringify(body));
+  };
+  if (!board) return send(503, { code: "not_configured", message: "no task board runs beside this server", path: "" });
+  try {
+    return send(200, await (await fetch(`${board.url}/board`)).json());
+  } catch (error) {
+    return send(502, { code: "board_unreachable", message: `the task board is unreachable: ${error.message}`, path: "" });
+  }
 }
 
 /** The agent's execution log tail as `{ records }`, or 503 when no agent runs beside this server. */
@@ -158,9 +173,13 @@ async function agentLog(agent, response) {
  * `llm`: { url, model, apiKey? } of the endpoint the page's model demos ask, or null. `guard`: { url,
  * inboxToken, adminToken?, rpId } of the edge guard service the inbox talks to, or null. `agent`: { logTail() }
  * of the governed agent running beside the server, or null; it may be set later with `server.setAgent`.
+ * `board`: { url } of the demo task board, served to /board.html as /board/state. `server.shutdown()` closes
+ * every connection (open tabs included) and resolves once the server has stopped.
  */
-export async function startServer(port = 0, { llm = null, guard = null, agent = null } = {}) {
+export async function startServer(port = 0, { llm = null, guard = null, agent = null, board = null } = {}) {
   let currentAgent = agent;
+  // Every open connection (the feed's WebSocket relays among them), so that a stop closes them all at once.
+  const sockets = new Set();
   const server = createServer(async (request, response) => {
     const url = new URL(request.url, "http://localhost");
     const urlPath = url.pathname;
@@ -168,6 +187,7 @@ export async function startServer(port = 0, { llm = null, guard = null, agent = 
     if (urlPath.startsWith("/v1/")) return relayToGuard(guard, request, response, `${urlPath}${url.search}`);
     if (request.method === "POST" && urlPath === "/inbox/enrollment") return enrollHere(guard, request, response);
     if (request.method === "GET" && urlPath === "/agent/log") return agentLog(currentAgent, response);
+    if (request.method === "GET" && urlPath === "/board/state") return boardState(board, response);
     if (urlPath === "/config.json") {
       response.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
       return response.end(
@@ -188,7 +208,18 @@ export async function startServer(port = 0, { llm = null, guard = null, agent = 
       response.end("not found\n");
     }
   });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
   server.on("upgrade", (request, socket, head) => relayFeed(guard, request, socket, head));
+  /** Stops listening and closes every connection now, open tabs' feeds included. */
+  server.shutdown = () =>
+    new Promise((resolveClose) => {
+      server.close(() => resolveClose());
+      for (const socket of sockets) socket.destroy();
+      server.closeAllConnections?.();
+    });
   server.setAgent = (next) => {
     currentAgent = next;
   };

@@ -34,6 +34,14 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   install_chromium || { log "retrying the chromium install once"; sleep 5; install_chromium; }
 fi
 
+# 3b. A Japanese font, so that the inbox's Japanese screenshots show text (Debian's Chromium has none).
+if ! dpkg -s fonts-ipafont-gothic >/dev/null 2>&1; then
+  log "installing fonts-ipafont-gothic (Japanese text in screenshots)"
+  export DEBIAN_FRONTEND=noninteractive
+  install_font() { as_root apt-get install -y -q --no-install-recommends fonts-ipafont-gothic; }
+  install_font || { as_root apt-get update -q && install_font; }
+fi
+
 # 4. npm packages, exactly as locked.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing npm packages"

@@ -1,5 +1,5 @@
 // Size budgets of the shipped WebAssembly modules, checked by every build (sizes are deterministic, so this
-// is a check, not a timed test). Usage: node scripts/size-budget.mjs FULL_WASM GUARD_WASM
+// is a check, not a timed test). Usage: node scripts/size-budget.mjs [--quiet] FULL_WASM GUARD_WASM
 //
 // `target` is the goal in gzip bytes (-9). `ceiling` is what the build enforces today: the measured size plus
 // a little room, lowered as the module shrinks; raised only when a component is added, by its measured cost. While a module is
@@ -23,9 +23,12 @@ const budgets = {
   guard: { target: 50_000, ceiling: 172_000 },
 };
 
-const [fullPath, guardPath] = process.argv.slice(2);
+const args = process.argv.slice(2);
+// --quiet: say nothing unless a module is over its ceiling (the build's check); the figures are for tests and bench/.
+const quiet = args[0] === "--quiet";
+const [fullPath, guardPath] = quiet ? args.slice(1) : args;
 if (!fullPath || !guardPath) {
-  console.error("usage: node scripts/size-budget.mjs FULL_WASM GUARD_WASM");
+  console.error("usage: node scripts/size-budget.mjs [--quiet] FULL_WASM GUARD_WASM");
   process.exit(2);
 }
 
@@ -35,7 +38,7 @@ for (const [name, path] of [["full", fullPath], ["guard", guardPath]]) {
   const gzip = gzipSync(bytes, { level: 9 }).length;
   const { target, ceiling } = budgets[name];
   const status = gzip <= target ? "within target" : `${gzip - target} bytes above the ${target}-byte target`;
-  console.log(`[size] ${name}: ${bytes.length} bytes raw, ${gzip} bytes gzip; ${status}; ceiling ${ceiling}`);
+  if (!quiet) console.log(`[size] ${name}: ${bytes.length} bytes raw, ${gzip} bytes gzip; ${status}; ceiling ${ceiling}`);
   if (gzip > ceiling) {
     console.error(`[size] ${name} module grew past its ceiling (${gzip} > ${ceiling} bytes gzip): see bench/size.sh`);
     failed = true;

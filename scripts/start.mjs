@@ -18,16 +18,17 @@ const TOKENS = { agent: "agent-demo-token", inbox: "inbox-demo-token", admin: "a
 
 const stops = [];
 let stopping = false;
+/** How long each part may take to stop before the next is stopped anyway (Ctrl-C ends everything within 2 s). */
+const STOP_EACH_MS = 600;
 async function stopAll(code = 0) {
   if (stopping) return;
   stopping = true;
-  for (const stop of stops.reverse()) {
-    try {
-      await stop();
-    } catch {
-      // Stopping the rest matters more.
-    }
-  }
+  // The page server first (it closes open tabs' connections), then the agent, the guard, the board, the model.
+  await Promise.all(
+    stops.reverse().map((stop) =>
+      Promise.race([Promise.resolve().then(stop), new Promise((resolve) => setTimeout(resolve, STOP_EACH_MS))]).catch(() => {}),
+    ),
+  );
   process.exit(code);
 }
 process.on("SIGINT", () => stopAll(0));
@@ -45,28 +46,35 @@ try {
     console.log(`model: embedded ${local.model}, OpenAI-compatible at ${local.url}`);
   }
 
+  const state = process.env.GUARD_STATE ?? join(root, ".wrangler", "guard-state");
+  mkdirSync(state, { recursive: true });
+  // The board is kept beside the guard's state: both survive a restart together (delete the directory to reset both).
   const board = await startTaskBoard({
     port: Number(process.env.BOARD_PORT ?? 0),
     nodes: { "task-1": "todo", "task-2": "in_progress", "task-3": "in_review" },
+    file: join(state, "task-board.json"),
   });
   stops.push(() => board.close());
   console.log(`task board (the upstream skill): ${board.url}/board`);
 
   const pagePort = port === 0 ? await freePort() : port;
   const origins = [`http://localhost:${pagePort}`, `http://127.0.0.1:${pagePort}`].join(",");
-  const state = process.env.GUARD_STATE ?? join(root, ".wrangler", "guard-state");
-  mkdirSync(state, { recursive: true });
   const guard = await startEdgeWorker(
     { SKILLS: JSON.stringify({ status_change: board.url }), ORIGINS: origins, RP_ID: "localhost" },
     { dir: "edge/service", persistTo: state },
   );
-  stops.push(() => guard.stop());
+  stops.push(() => guard.stop(400));
   console.log(`edge guard (wrangler dev): ${guard.url}/`);
 
-  const server = await startServer(pagePort, { llm, guard: { url: guard.url, inboxToken: TOKENS.inbox, adminToken: TOKENS.admin, rpId: "localhost" } });
-  stops.push(() => new Promise((resolve) => server.close(resolve)));
+  const server = await startServer(pagePort, {
+    llm,
+    guard: { url: guard.url, inboxToken: TOKENS.inbox, adminToken: TOKENS.admin, rpId: "localhost" },
+    board: { url: board.url },
+  });
+  stops.push(() => server.shutdown());
   console.log(`approval inbox: http://localhost:${pagePort}/inbox.html`);
-  console.log(`agent-governor approval page: http://localhost:${pagePort}/`);
+  console.log(`task board, live: http://localhost:${pagePort}/board.html`);
+  console.log(`component playground: http://localhost:${pagePort}/`);
 
   // The loop's rules (whitelist, privileged prefix) changed by an admin's signed command survive a restart.
   const rulesFile = join(state, "agent-rules.json");

@@ -63,8 +63,26 @@ export async function startEdgeWorker(vars = {}, { dir = "edge", persistTo = nul
     url,
     port,
     output: () => output,
-    stop() {
-      if (!exited) process.kill(-child.pid, "SIGTERM");
+    /** Stops the runtime (its whole process group): SIGTERM, then SIGKILL after `graceMs`; resolves once it is gone. */
+    async stop(graceMs = 1000) {
+      if (exited) return;
+      const gone = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(-child.pid, "SIGTERM");
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }, graceMs);
+      await gone;
+      clearTimeout(timer);
+      // workerd may outlive wrangler in the group for a moment: the group goes with it.
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Nothing left.
+      }
     },
     /** Kills the runtime at once (workerd included), as a crash would, and waits until it is gone. */
     async kill() {

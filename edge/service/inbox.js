@@ -7,6 +7,7 @@ import { Database } from "./database.js";
 import { HttpError, errorResponse, json, onlyKeys, pathSegments, readJsonObject, requireText } from "./http.js";
 import { APPROVAL_STATES, approvalView, readProposal, reconfirmation, unreadableView } from "./proposal.js";
 import { ReceiptLog } from "./receipts.js";
+import { notifyWebhook, proposalMessage, unknownOutcomeMessage } from "./webhook.js";
 import { agentId, commandChannelVersion, commandView, commandsView, readCommandBody, readStatus } from "./agent-channel.js";
 import { readSkillUrls, upstreamSkill } from "./skills.js";
 
@@ -46,6 +47,7 @@ const ROUTE_METHODS = {
   "approvals/:id/cancel": ["POST"],
   "approvals/:id/reconcile": ["POST"],
   "approvals/:id/reconfirm": ["POST"],
+  "approvals/:id/preview": ["GET"],
   apply: ["POST"],
   audit: ["GET"],
   feed: ["GET"],
@@ -151,6 +153,9 @@ export class ApprovalInbox extends DurableObject {
         return this.cancel(id, request);
       case "POST approvals/:id/reconcile":
         return this.reconcile(id, request);
+      case "GET approvals/:id/preview":
+        need("agent", "inbox", "admin");
+        return this.preview(id);
       case "POST approvals/:id/reconfirm":
         need("inbox", "admin");
         return this.reconfirm(id, request);
@@ -294,7 +299,9 @@ export class ApprovalInbox extends DurableObject {
     this.db.insertApproval(id, now, proposal);
     this.db.appendAudit(now, id, "proposed", { node_id: proposal.node_id, proposed_change: proposal.proposed_change, agent_id: proposal.agent_id });
     this.publish(id);
-    return json(this.view(id), 201);
+    const view = this.view(id);
+    this.webhook(id, proposalMessage(view));
+    return json(view, 201);
   }
 
   list(url) {
@@ -489,6 +496,9 @@ export class ApprovalInbox extends DurableObject {
     }
     // A rejection changes nothing the inbox shows; every other outcome moves the approval on.
     if (result.outcome !== "rejected" && known) this.publish(result.confirmation_id);
+    if (known && result.outcome === "error" && result.confirmation_state === "in_flight") {
+      this.webhook(result.confirmation_id, unknownOutcomeMessage(this.view(result.confirmation_id)));
+    }
     return json(result);
   }
 
@@ -558,6 +568,39 @@ export class ApprovalInbox extends DurableObject {
     } catch {
       // Already closed.
     }
+  }
+
+  /** Sends a webhook message about approval `id`; a failure is audited on it. */
+  webhook(id, text) {
+    notifyWebhook(this.env, this.ctx, text, (message) => this.db.appendAudit(Date.now(), id, "webhook_failed", { message }));
+  }
+
+  /**
+   * The node's state now, from the skill's Preview, beside what the approval proposes: `matches` is whether
+   * the node is still at the proposed `from` (if not, an Apply would ask for a reconfirm).
+   */
+  async preview(id) {
+    const view = this.view(id);
+    if (view.state === "unreadable") throw new HttpError(409, "unreadable_record", `approval \`${id}\` cannot be read`);
+    const url = this.skillUrls[view.proposed_change.type];
+    if (!url) throw new HttpError(409, "no_skill", `no skill applies \`${view.proposed_change.type}\``);
+    let facts;
+    try {
+      facts = await upstreamSkill(url, this.env).preview(view.node_id);
+    } catch (error) {
+      throw new HttpError(502, "skill_unreachable", `the skill's Preview failed: ${error?.message ?? error}`);
+    }
+    const current = typeof facts?.current_status === "string" ? facts.current_status : null;
+    const transitions = Array.isArray(facts?.valid_transitions) ? facts.valid_transitions.filter((item) => typeof item?.status === "string") : [];
+    return json({
+      approval_id: id,
+      node_id: view.node_id,
+      proposed: { from: view.proposed_change.from, to: view.proposed_change.to },
+      current_status: current,
+      valid_transitions: transitions.map((item) => ({ status: item.status, label: typeof item.label === "string" ? item.label : item.status })),
+      matches: current !== null && current === view.proposed_change.from,
+      to_allowed: transitions.some((item) => item.status === view.proposed_change.to),
+    });
   }
 
   // ---- agents: presence and privileged commands ----

@@ -19,6 +19,7 @@ const ROUTES = [
   "POST /v1/approvals/{id}/decision",
   "POST /v1/approvals/{id}/cancel",
   "POST /v1/approvals/{id}/reconcile",
+  "GET /v1/approvals/{id}/preview",
   "POST /v1/apply",
   "POST /v1/feed-tickets",
   "GET /v1/feed?ticket= (WebSocket)",

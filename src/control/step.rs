@@ -329,6 +329,12 @@ impl Machine {
     /// Asked once, just before execution: the two lines, then the loop is idle until y or n.
     fn request_approval(&mut self, action: Action) {
         self.ask_approval(&action);
+        self.log(
+            LogChannel::Cli,
+            "approval requested",
+            action.what(),
+            action.scope(),
+        );
         self.state.in_progress = Some(action);
         self.state.invalid_answers = 0;
         self.state.mode = Mode::AwaitingApproval;
@@ -429,6 +435,12 @@ impl Machine {
             self.persist();
             return;
         }
+        self.log(
+            LogChannel::Cli,
+            "approved",
+            action.what(),
+            action.scope(),
+        );
         match &action.purpose {
             Purpose::Task | Purpose::Restart => {
                 let approval = ApprovalRecord {
@@ -1083,6 +1095,7 @@ impl Machine {
     /// The loop stops and says why (kept in the state for a UI while it is stopped).
     fn halt(&mut self, kind: HaltKind, reason: &str) {
         let reason = one_line(reason);
+        self.log(LogChannel::Cli, "stopped", &reason, "the loop");
         self.state.halt = Some(Halt {
             kind,
             reason: reason.clone(),

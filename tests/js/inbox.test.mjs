@@ -287,9 +287,11 @@ test("reconfirm: the node moved on, the person picks a transition, signs the new
   const { page, errors, approval, decided } = await approvedByFreshApprover("dave");
   board.board.set(approval.node_id, "in_review"); // someone else moved it meanwhile
   assert.equal((await guard.client.post("/v1/apply", decided.executor_request, AGENT)).body.outcome, "reconfirm_required");
-  await historyState(page, approval.approval_id, "invalidated");
+  // The transitions to pick are a decision waiting for the person: under "Waiting for you", not in History.
+  await page.waitForFunction((id) => document.querySelector(`#pending .approval[data-id="${id}"]`)?.dataset.state === "invalidated", approval.approval_id, { timeout: 10_000 });
+  assert.equal(await page.locator("#pending-empty").isHidden(), true, "the page does not say nothing is waiting");
   const invalidated = card(page, approval.approval_id);
-  assert.match(await invalidated.textContent(), /moved on to in_review\.[\s\S]*It is in_review now\. Pick/);
+  assert.match(await invalidated.textContent(), /Reconfirm: the node moved on before the Apply[\s\S]*It is in_review now\. Pick/);
   // The skill's transitions from in_review, as buttons; none is chosen for the person.
   const offered = await invalidated.locator("[data-action^=reconfirm-]").evaluateAll((buttons) => buttons.map((button) => button.dataset.action));
   assert.deepEqual(offered.sort(), ["reconfirm-done", "reconfirm-in_progress"]);
@@ -302,6 +304,9 @@ test("reconfirm: the node moved on, the person picks a transition, signs the new
     { timeout: 10_000 },
   );
   const pickedId = await picked.jsonValue();
+  // Once picked, the invalidated approval is history, with how it ended.
+  await historyState(page, approval.approval_id, "invalidated");
+  assert.match(await card(page, approval.approval_id).textContent(), /moved on to in_review\./);
   assert.equal((await guard.client.get(`/v1/approvals/${pickedId}`)).body.reconfirms, approval.approval_id);
   assert.equal(board.appliesFor(pickedId), 0, "a pick applies nothing before it is signed");
 

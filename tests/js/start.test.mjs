@@ -4,7 +4,7 @@
 // (LLM_BASE_URL), so the test asserts the path, not a small model's choices.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -101,7 +101,8 @@ test("npm start: the agent proposes, a person approves in the inbox, the guard a
   await card.waitFor({ timeout: 60_000 });
   assert.match(await card.textContent(), /task-1: todo → in_progress/);
   assert.match(await card.textContent(), /task-1 is ready to start/, "the Closer's checklist is attached as evidence");
-  assert.match(await card.textContent(), /Watcher\s*pass\s*minor: task-1 has no owner yet/, "the Watcher's verdict and issues are attached");
+  assert.match(await card.textContent(), /Watcher · scripted · advisory[^]*?pass\s*minor: task-1 has no owner yet/, "the Watcher's verdict and issues are attached, with their source");
+  assert.match(await card.textContent(), /Now on the board\s*todo \(as proposed\)/, "the machine's facts about the node come first");
   // A device key asks for a second press.
   await card.locator("[data-action=approve]").click();
   await card.locator("[data-action=approve].confirming").waitFor({ timeout: 5_000 });
@@ -117,12 +118,64 @@ test("npm start: the agent proposes, a person approves in the inbox, the guard a
   const inboxOrigin = new URL(inbox).origin;
   const { records } = await (await fetch(`${inboxOrigin}/agent/log`)).json();
   assert.ok(records.length > 0, "the execution log has records");
-  for (const record of records) assert.deepEqual(Object.keys(record).sort(), ["cause", "event_summary", "impact_scope", "time"]);
+  for (const record of records) assert.deepEqual(Object.keys(record).sort(), ["cause", "channel", "event_summary", "impact_scope", "time"]);
+  assert.ok(records.some((record) => record.channel === "cli" && /proposed|approved|executing|applied/i.test(record.event_summary)), "the log shows more than applies");
   await page.waitForFunction(() => document.querySelectorAll("#agent-log time").length > 0, null, { timeout: 15_000 });
-  await page.close();
 
+  // The live board page shows the applied change, with the task outlined.
+  const boardPage = await browser.context.newPage();
+  await boardPage.goto(`${inboxOrigin}/board.html`);
+  await boardPage.waitForSelector("body[data-ready=true]", { timeout: 10_000 });
+  assert.equal(await boardPage.locator('[data-status="in_progress"] [data-node="task-1"]').count(), 1);
+  // The guard's state and the board's are kept together, in the same directory.
+  assert.ok(existsSync(join(state, "task-board.json")), "the board is saved beside the guard's state");
+
+  // Ctrl-C with two tabs open (the inbox holds the feed's WebSocket): every process and port is gone within 2 s.
+  const guardUrl = output.match(/edge guard \(wrangler dev\): (\S+?)\/?\s/)?.[1];
+  assert.ok(guardUrl, output);
+  const group = descendants(child.pid);
+  assert.ok(group.length > 0, "npm start runs child processes (wrangler, workerd)");
+  const stoppedAt = Date.now();
   child.kill("SIGINT");
   const code = await new Promise((resolve) => child.once("exit", resolve));
+  const took = Date.now() - stoppedAt;
   assert.equal(code, 0, output);
-  await assert.rejects(fetch(boardUrl), "the board stopped with npm start");
+  assert.ok(took < 2000, `Ctrl-C took ${took} ms`);
+  await waitFor(() => group.every((pid) => !alive(pid)), "every child process gone", 2000);
+  for (const url of [boardUrl, guardUrl, inboxOrigin]) await assert.rejects(fetch(url), `${url} is closed`);
+  await page.close();
+  await boardPage.close();
 });
+
+/** Every process below `pid` (from /proc). */
+function descendants(pid) {
+  const children = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found = [];
+  const visit = (id) => {
+    for (const next of children.get(id) ?? []) {
+      found.push(next);
+      visit(next);
+    }
+  };
+  visit(pid);
+  return found;
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

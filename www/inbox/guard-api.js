@@ -22,6 +22,7 @@ export const guardApi = {
   keys: () => call("GET", "/v1/keys"),
   decide: (id, body) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/decision`, body),
   cancel: (id, action) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/cancel`, { action }),
+  preview: (id) => call("GET", `/v1/approvals/${encodeURIComponent(id)}/preview`),
   reconfirm: (id, to) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/reconfirm`, { to }),
   /** Only for an approval the person picked after a reconfirm: the guard refuses the inbox any other. */
   apply: (executorRequest) => call("POST", "/v1/apply", executorRequest),

@@ -32,6 +32,8 @@ const state = {
   rpId: "localhost",
   busy: new Set(),
   agents: new Map(),
+  // The node's state now, per pending approval (the skill's Preview through the guard).
+  facts: new Map(),
   commands: [],
   isAdmin: false,
   // Declines waiting out their undo window: approval id -> { timer, deadline, reason }.
@@ -107,7 +109,7 @@ function actionsFor(approval) {
     if (replacement) {
       box.append(element("p", { text: words().picked(replacement.proposed_change.to, replacement.state) }));
     } else {
-      box.append(element("p", { text: words().reconfirmFacts(approval.reconfirm.current_status) }));
+      box.append(element("p", { class: "warning", text: words().reconfirmWaiting }), element("p", { text: words().reconfirmFacts(approval.reconfirm.current_status) }));
       for (const transition of approval.reconfirm.valid_transitions) {
         add(words().pick(transition.label || transition.status), (id) => pick(id, transition.status), {
           class: "secondary",
@@ -125,19 +127,23 @@ function actionsFor(approval) {
 
 function render() {
   const now = Date.now();
-  const sorted = [...state.approvals.values()].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
+  const sorted = [...state.approvals.values()].sort((a, b) => (b.created_at_ms ?? 0) - (a.created_at_ms ?? 0));
   // What the person is doing survives a re-render: typed decline reasons and the focused control.
   const reasons = new Map([...document.querySelectorAll("[data-reason]")].map((input) => [input.id, input.value]));
   const active = document.activeElement;
   const focusedId = active?.closest?.(".approval")?.dataset.id;
   const focusedControl = active?.id || active?.dataset?.action || null;
-  for (const [listId, wanted] of [["pending", (a) => a.state === "pending"], ["history", (a) => a.state !== "pending"]]) {
+  // Waiting for the person: pending approvals, and reconfirms whose transitions are still to be picked.
+  const waitsForYou = (approval) => approval.state === "pending" || needsPick(approval);
+  for (const [listId, wanted] of [["pending", waitsForYou], ["history", (a) => !waitsForYou(a)]]) {
     const list = $(listId);
     list.replaceChildren(
-      ...sorted.filter(wanted).map((approval) => approvalCard(approval, words(), now, actionsFor(approval), historyOf(approval, listId))),
+      ...sorted
+        .filter(wanted)
+        .map((approval) => approvalCard(approval, words(), now, actionsFor(approval), historyOf(approval, listId), state.facts.get(approval.approval_id) ?? null)),
     );
   }
-  const waiting = sorted.filter((approval) => approval.state === "pending").length;
+  const waiting = sorted.filter(waitsForYou).length;
   $("pending-empty").hidden = waiting > 0;
   document.title = `${waiting > 0 ? `(${waiting}) ` : ""}${words().documentTitle}`;
   showAgentLog($("agent-log"), state.agentLog, words());
@@ -152,6 +158,31 @@ function render() {
     const control = focusedControl && (document.getElementById(focusedControl) ?? card?.querySelector(`[data-action="${CSS.escape(focusedControl)}"]`));
     (control && card?.contains(control) ? control : card)?.focus();
   }
+}
+
+/** An approval the node moved on from, whose transitions no one has picked yet: a decision waiting for the person. */
+function needsPick(approval) {
+  if (approval.state !== "invalidated" || !approval.reconfirm) return false;
+  return ![...state.approvals.values()].some(
+    (other) => other.reconfirms === approval.approval_id && !["declined", "expired", "cancelled"].includes(other.state),
+  );
+}
+
+/**
+ * The node's state now (the guard asks the skill's Preview) for every pending approval, so each card shows
+ * whether the node is still where the proposal starts. Asked again when the agent saw the board change.
+ */
+async function refreshFacts() {
+  const pending = [...state.approvals.values()].filter((approval) => approval.state === "pending");
+  const next = new Map();
+  await Promise.all(
+    pending.map(async (approval) => {
+      const answer = await guardApi.preview(approval.approval_id).catch((error) => ({ status: 0, body: { message: error.message } }));
+      next.set(approval.approval_id, answer.status === 200 ? answer.body : { error: answer.body?.message ?? `HTTP ${answer.status}` });
+    }),
+  );
+  state.facts = next;
+  render();
 }
 
 /** On a history card: how it ended and its own audit trail. */
@@ -178,11 +209,14 @@ async function refresh() {
       state.trails.set(record.approval_id, [...(state.trails.get(record.approval_id) ?? []), record]);
     }
     $("audit").replaceChildren(
-      ...audit.body.records.map((record) => element("li", { text: `${new Date(record.at).toISOString()} ${record.event} ${record.approval_id ?? ""}` })),
+      ...audit.body.records.map((record) =>
+        element("li", { text: `${new Date(record.at).toLocaleString(words().locale)} · ${words().events?.[record.event] ?? record.event} ${record.approval_id ?? ""}` }),
+      ),
     );
   }
   await refreshAgentLog(false);
   render();
+  await refreshFacts();
 }
 
 async function refreshAgentLog(andRender = true) {
@@ -529,6 +563,8 @@ async function main() {
     agent(status) {
       const before = state.agents.get(status.agent_id);
       state.agents.set(status.agent_id, status);
+      // The agent saw the board change: the pending cards' facts are read again.
+      if (before && before.board_seen_ms !== status.board_seen_ms) refreshFacts();
       if (before?.state !== status.state) announce(words().presence?.[status.state] ?? status.state);
       showPresenceNow();
       clearTimeout(state.logTimer);

@@ -37,7 +37,7 @@ export function trailOf(records, words) {
   const list = element(
     "ol",
     { class: "audit" },
-    ...records.map((record) => element("li", { text: `${time(record.at)} · ${record.event}${describe(record)}` })),
+    ...records.map((record) => element("li", { text: `${time(record.at)} · ${words.events?.[record.event] ?? record.event}${describe(record)}` })),
   );
   return element("details", {}, element("summary", { text: words.trail(records.length) }), list);
 }

@@ -26,7 +26,7 @@ export function showPresence(box, agent, words, now, { isAdmin }) {
       "p",
       { class: "presence-state" },
       element("strong", { "data-testid": "presence-state", text: headline }),
-      agent.step && agent.state !== "stopped" ? element("span", { text: ` · ${agent.step}` }) : null,
+      agent.step && agent.state !== "stopped" ? element("span", { text: ` · ${words.steps?.[agent.step] ?? agent.step}` }) : null,
       since ? element("span", { class: "muted", "data-testid": "presence-elapsed", text: ` · ${words.forTime(since)}` }) : null,
     ),
   );

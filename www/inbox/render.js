@@ -1,5 +1,7 @@
-// One approval as the inbox shows it: the seed's two lines, the change as from -> to, the agent's intent and
-// reason, its age and the time left, the evidence, and the actions its state allows.
+// One approval as the inbox shows it: a warning first when the machine's facts or the reviewers' evidence
+// argue against it, the seed's two lines, the change as from -> to, the node's state now (the skill's Preview)
+// and the transitions it allows, the agent's intent and reason, its age and the time left, each model's
+// evidence labelled with its source and marked advisory, and the actions its state allows.
 
 function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -12,9 +14,21 @@ function element(tag, attributes = {}, ...children) {
   return node;
 }
 
-function duration(ms) {
+function duration(ms, words) {
   const minutes = Math.max(0, Math.round(ms / 60_000));
-  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  return minutes < 60 ? words.minutes(minutes) : words.hoursMinutes(Math.floor(minutes / 60), minutes % 60);
+}
+
+/** Lines that repeat are shown once, with how many times they were given. */
+function folded(lines) {
+  const counts = new Map();
+  for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
+  return [...counts].map(([line, count]) => (count > 1 ? `${line} (×${count})` : line));
+}
+
+/** "Closer · SmolLM2 · advisory": the component, the model that answered, and that it does not decide. */
+function source(name, result, words) {
+  return [name, typeof result.model === "string" && result.model ? result.model : null, words.advisory].filter(Boolean).join(" · ");
 }
 
 function evidence(approval, words) {
@@ -22,23 +36,59 @@ function evidence(approval, words) {
   const closer = approval.evidence?.closer;
   if (closer) {
     const checklist = Array.isArray(closer.checklist) ? closer.checklist : [];
-    const list = element("ul", {}, ...checklist.map((item) => element("li", { text: `${item.completed ? "✓" : "✗"} ${item.description ?? item.id ?? ""}` })));
-    items.push(element("dt", { text: words.closer }), element("dd", {}, element("span", { text: closer.complete ? words.complete : words.incomplete }), list));
+    const lines = folded(checklist.map((item) => `${item?.completed ? "✓" : "✗"} ${item?.description ?? item?.id ?? ""}`));
+    const list = element("ul", {}, ...lines.map((line) => element("li", { class: "agent-text", text: line })));
+    items.push(
+      element("dt", { text: source(words.closer, closer, words) }),
+      element("dd", { "data-testid": "closer" }, element("span", { text: closer.complete ? words.complete : words.incomplete }), list),
+    );
   }
   const watcher = approval.evidence?.watcher;
   if (watcher) {
     const issues = Array.isArray(watcher.issues) ? watcher.issues : [];
-    const list = element("ul", {}, ...issues.map((issue) => element("li", { text: typeof issue === "string" ? issue : issue.description ?? JSON.stringify(issue) })));
-    items.push(element("dt", { text: words.watcher }), element("dd", {}, element("span", { text: watcher.pass ? words.pass : words.fail }), list));
+    const lines = folded(issues.map((issue) => (typeof issue === "string" ? issue : issue?.description ?? JSON.stringify(issue))));
+    const list = element("ul", {}, ...lines.map((line) => element("li", { class: "agent-text", text: line })));
+    const persona = typeof watcher.persona === "string" && watcher.persona ? ` · ${watcher.persona}` : "";
+    items.push(
+      element("dt", { text: `${source(words.watcher, watcher, words)}${persona}` }),
+      element("dd", { "data-testid": "watcher" }, element("span", { text: watcher.pass ? words.pass : words.fail }), list),
+    );
   }
   return items;
+}
+
+/** The warnings shown at the top of a pending card: the node moved on, or a reviewer argues against it. */
+function warnings(approval, facts, words) {
+  const found = [];
+  if (facts && facts.matches === false) found.push(words.changedSinceProposed(facts.current_status ?? "?", approval.proposed_change.from || "—"));
+  if (approval.evidence?.closer && approval.evidence.closer.complete !== true) found.push(words.closerAgainst);
+  if (approval.evidence?.watcher && approval.evidence.watcher.pass !== true) found.push(words.watcherAgainst);
+  return found;
+}
+
+/** The machine's facts about the node now: its state from the skill's Preview and the moves it allows. */
+function machineFacts(approval, facts, words) {
+  if (!facts) return [];
+  if (facts.error) return [element("dt", { text: words.nowOnBoard }), element("dd", { class: "muted", text: words.previewFailed(facts.error) })];
+  const allowed = facts.valid_transitions.map((item) => item.status).join(", ") || words.none;
+  return [
+    element("dt", { text: words.nowOnBoard }),
+    element(
+      "dd",
+      { "data-testid": "now" },
+      element("code", { text: facts.current_status ?? "?" }),
+      element("span", { class: facts.matches ? "muted" : "warning", text: ` ${facts.matches ? words.asProposed : words.notAsProposed}` }),
+    ),
+    element("dt", { text: words.allowedNow }),
+    element("dd", {}, element("code", { text: allowed })),
+  ];
 }
 
 /**
  * The card of one approval; `actions` are the buttons its state allows and `after` what the history adds (its
  * outcome and audit trail), both built by the caller.
  */
-export function approvalCard(approval, words, now, actions, after = []) {
+export function approvalCard(approval, words, now, actions, after = [], facts = null) {
   // The guard could not render this one record: say so, show what it kept, and offer nothing to act on.
   if (approval.state === "unreadable") {
     return element(
@@ -50,12 +100,15 @@ export function approvalCard(approval, words, now, actions, after = []) {
   }
   const { from, to } = approval.proposed_change;
   const note = [approval.agent_note?.summary, approval.agent_note?.impact_scope].filter(Boolean).join(" · ");
-  const age = now - Date.parse(approval.created_at);
-  const left = Date.parse(approval.expires_at) - now;
+  const age = now - approval.created_at_ms;
+  const left = approval.expires_at_ms === null ? 0 : approval.expires_at_ms - now;
   const titleId = `what-${approval.approval_id}`;
+  const shownFacts = approval.state === "pending" ? facts : null;
+  const cautions = approval.state === "pending" ? warnings(approval, shownFacts, words) : [];
   return element(
     "li",
-    { class: "approval", tabindex: "0", "data-id": approval.approval_id, "data-state": approval.state, "aria-labelledby": titleId },
+    { class: "approval", tabindex: "0", id: `approval-${approval.approval_id}`, "data-id": approval.approval_id, "data-state": approval.state, "aria-labelledby": titleId },
+    cautions.length > 0 ? element("ul", { class: "warning cautions", "data-testid": "warnings" }, ...cautions.map((text) => element("li", { text }))) : null,
     element("p", { class: "what", id: titleId, text: approval.request.what }),
     element("p", { class: "impact muted", text: approval.request.impact }),
     element(
@@ -63,14 +116,15 @@ export function approvalCard(approval, words, now, actions, after = []) {
       {},
       element("dt", { text: words.change }),
       element("dd", { class: "change" }, element("code", { text: `${approval.node_id}: ${from || "—"} → ${to}` })),
+      ...machineFacts(approval, shownFacts, words),
       element("dt", { text: words.intent }),
-      element("dd", { text: approval.intent }),
+      element("dd", { class: "agent-text", text: approval.intent }),
       approval.agent_reason ? element("dt", { text: words.reason }) : null,
-      approval.agent_reason ? element("dd", { text: approval.agent_reason }) : null,
+      approval.agent_reason ? element("dd", { class: "agent-text", text: approval.agent_reason }) : null,
       note ? element("dt", { text: words.agentNote }) : null,
-      note ? element("dd", { class: "agent-note", text: note }) : null,
+      note ? element("dd", { class: "agent-note agent-text", text: note }) : null,
       element("dt", { text: words.age }),
-      element("dd", { text: ["pending", "approved"].includes(approval.state) ? `${duration(age)} · ${words.expires} ${duration(left)}` : duration(age), "data-testid": "age" }),
+      element("dd", { text: ["pending", "approved"].includes(approval.state) ? `${duration(age, words)} · ${words.expires} ${duration(left, words)}` : duration(age, words), "data-testid": "age" }),
       ...evidence(approval, words),
     ),
     element("p", {}, element("span", { class: "state", "data-testid": "state", text: words.states?.[approval.state] ?? approval.state })),
