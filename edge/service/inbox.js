@@ -810,5 +810,7 @@ function publicKeyView(row) {
     sign_count: row.sign_count,
     created_at: formatTime(row.created_at),
     revoked_at: row.revoked_at === null ? null : formatTime(row.revoked_at),
+    created_at_ms: row.created_at,
+    revoked_at_ms: row.revoked_at,
   };
 }

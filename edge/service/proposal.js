@@ -61,8 +61,8 @@ export function readProposal(body, skillTypes) {
 }
 
 /** The two lines of an approval request, from the change: `{ what: "Execute: ...", impact: "Impact: ..." }`. */
-export function requestLines(nodeId, change) {
-  const [what, impact] = changeLines(nodeId, change);
+export function requestLines(nodeId, change, language = "en") {
+  const [what, impact] = changeLines(nodeId, change, language);
   return { what, impact };
 }
 
@@ -117,6 +117,8 @@ export function approvalView(row, confirmationText, now, { requestFor, audience,
     created_at_ms: row.created_at,
     expires_at_ms: expiresAt,
     request: proposal.request,
+    // The same two lines rendered by the core in the other languages an inbox may show (from the same change).
+    request_in: { ja: requestLines(proposal.node_id, proposal.proposed_change, "ja") },
     agent_note: proposal.agent_note ?? null,
     node_id: proposal.node_id,
     proposed_change: proposal.proposed_change,

@@ -8,7 +8,7 @@ use super::convert::{from_js, from_js_valid, to_js};
 use super::errors::{coded_error, invalid};
 use crate::body_json::{BodyError, check_body};
 use crate::executor::ProposedChange;
-use crate::executor::change_lines::change_lines;
+use crate::executor::change_lines::change_lines_in;
 use crate::executor::public_key::PublicKeySpec;
 use crate::executor::receipt::{
     ChainVerdict, Receipt, canonical_receipt_bytes, change_digest, receipt_digest, receipt_key,
@@ -59,15 +59,18 @@ pub fn state_version_js(
 }
 
 /// The two lines a person reads for `change` on `nodeId`, rendered from the change itself:
-/// `["Execute: status_change on T-9: review -> done", "Impact: T-9"]`.
+/// `["Execute: status_change on T-9: review -> done", "Impact: T-9"]`; with `language` `"ja"`, the seed's
+/// `["実行: T-9 の status_change: review -> done", "影響範囲: T-9"]`.
 #[wasm_bindgen(js_name = changeLines, unchecked_return_type = "[string, string]")]
 pub fn change_lines_js(
     #[wasm_bindgen(unchecked_param_type = "string")] node_id: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ProposedChange")] change: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Language")] language: JsValue,
 ) -> Result<JsValue, JsValue> {
     let node_id = args::identifier("nodeId", &node_id).map_err(invalid)?;
     let change: ProposedChange = from_js("change", &change).map_err(invalid)?;
-    Ok(to_js(&change_lines(&node_id, &change)))
+    let language = args::language("language", &language).map_err(invalid)?;
+    Ok(to_js(&change_lines_in(&node_id, &change, language)))
 }
 
 /// Reads a request body: strict JSON (a duplicate key is `duplicate_key`) nested at most `maxDepth` levels

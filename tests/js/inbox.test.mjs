@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import { startServer } from "../../scripts/serve.mjs";
 import { startTaskBoard } from "../../edge/task-board.mjs";
 import { freePort, launchChromium, repoRoot } from "./helpers.mjs";
-import { ADMIN, AGENT, INBOX, nextNode, propose, startGuardService } from "./edge-service-support.mjs";
+import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, startGuardService } from "./edge-service-support.mjs";
 
 let board;
 let guard;
@@ -363,6 +363,183 @@ test("reconcile: an Apply whose outcome is unknown stays in_flight until the per
   assert.equal(board.appliesFor(approval.approval_id), 1);
   const trail = (await guard.client.get(`/v1/audit?approval_id=${approval.approval_id}`, ADMIN)).body.records.map((record) => record.event);
   assert.equal(trail[0], "reconciled");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("freshness: a pending card shows the node's state now, and warns when it changed since the proposal", async () => {
+  const { page, errors } = await openInbox();
+  await registerFreshDeviceKey(page, "erin");
+  const approval = await proposal();
+  const now = card(page, approval.approval_id).locator("[data-testid=now]");
+  await now.waitFor({ timeout: 10_000 });
+  assert.match(await now.textContent(), /todo \(as proposed\)/);
+  assert.equal(await card(page, approval.approval_id).locator("[data-testid=warnings]").count(), 0, "no warning while the node is where the proposal starts");
+  board.board.set(approval.node_id, "in_review"); // someone else moved it
+  await card(page, approval.approval_id).locator("[data-testid=warnings]").waitFor({ timeout: 15_000 });
+  assert.match(await card(page, approval.approval_id).locator("[data-testid=warnings]").textContent(), /Changed since proposed: the node is in_review now, not todo/);
+  assert.match(await now.textContent(), /in_review \(changed since proposed\)/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("keys: j and k move between approvals, the focus moves on after a decision, and a failing review is a warning at the top", async () => {
+  const { page, errors } = await openInbox();
+  await registerFreshDeviceKey(page, "frank");
+  const first = await proposal();
+  const second = await propose(guard.client, (() => {
+    const node = nextNode();
+    board.board.set(node, "todo");
+    return node;
+  })(), { type: "status_change", from: "todo", to: "in_progress" }, {
+    evidence: {
+      closer: { complete: false, checklist: [1, 2, 3].map(() => ({ id: "same", description: "the same line", completed: false })) },
+      watcher: { pass: false, issues: ["CRITICAL: another task"] },
+    },
+  });
+  await card(page, second.approval_id).waitFor({ timeout: 10_000 });
+  await card(page, first.approval_id).waitFor({ timeout: 10_000 });
+  const warned = card(page, second.approval_id);
+  assert.match(await warned.locator("[data-testid=warnings]").textContent(), /The Closer does not find the task complete[\s\S]*The Watcher's review did not pass/);
+  assert.match(await warned.locator("[data-testid=closer]").textContent(), /✗ the same line \(×3\)/, "repeated checklist lines are folded");
+  assert.equal(await warned.locator("[data-testid=closer] li").count(), 1);
+  // Newest first: the second proposal is the first card.
+  await warned.focus();
+  await page.keyboard.press("j");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.id), first.approval_id);
+  await page.keyboard.press("k");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.id), second.approval_id);
+  // Approving the focused one moves the focus to the next approval waiting.
+  await page.keyboard.press("y");
+  await page.keyboard.press("y");
+  await historyState(page, second.approval_id, "approved");
+  await page.waitForFunction((id) => document.activeElement?.dataset.id === id, first.approval_id, { timeout: 10_000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("layout: 400-character tokens in every text field never widen the page, from 320 to 1920 px", async () => {
+  const { page, errors } = await openInbox();
+  await registerFreshDeviceKey(page, "gwen");
+  const token = (letter) => letter.repeat(400);
+  // Each field at 400 characters or the most the guard accepts for it (node ids 256, the note's lines 300).
+  const node = `${nextNode()}-${"n".repeat(230)}`.slice(0, 256);
+  board.board.set(node, "todo");
+  const long = await propose(guard.client, node, { type: "status_change", from: "todo", to: token("t") }, {
+    intent: token("i"),
+    reason: token("r"),
+    summary: "s".repeat(300),
+    impact_scope: "m".repeat(300),
+    evidence: {
+      closer: { complete: false, summary: token("c"), checklist: [{ id: token("d"), description: token("e"), completed: false }] },
+      watcher: { pass: false, issues: [token("w")], persona: token("p") },
+    },
+  });
+  await card(page, long.approval_id).waitFor({ timeout: 10_000 });
+  // A declined one with a long reason lands in History.
+  const declinedNode = nextNode();
+  board.board.set(declinedNode, "todo");
+  const declined = await propose(guard.client, declinedNode, { type: "status_change", from: "todo", to: "in_progress" }, { intent: token("x") });
+  await card(page, declined.approval_id).waitFor({ timeout: 10_000 });
+  await card(page, declined.approval_id).locator("[data-reason]").fill(token("n"));
+  await card(page, declined.approval_id).locator("[data-reason]").press("Enter");
+  await historyState(page, declined.approval_id, "declined");
+  for (const width of [320, 390, 1280, 1920]) {
+    await page.setViewportSize({ width, height: 900 });
+    const overflow = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    assert.ok(overflow.scroll <= overflow.client, `${width} px: the page is ${overflow.scroll} px wide in a ${overflow.client} px window`);
+    const widest = await page.evaluate(() => Math.max(...[...document.querySelectorAll(".approval")].map((node) => node.getBoundingClientRect().right)));
+    assert.ok(widest <= width, `${width} px: a card reaches ${widest} px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("Japanese: every label, state, outcome and date of the page in Japanese; the agent's own words stay as written", async () => {
+  const { page, errors } = await openInbox();
+  await registerFreshDeviceKey(page, "hana");
+  const approval = await proposal();
+  await card(page, approval.approval_id).waitFor({ timeout: 10_000 });
+  const done = await proposal();
+  await card(page, done.approval_id).waitFor({ timeout: 10_000 });
+  await card(page, done.approval_id).locator("[data-reason]").fill("理由");
+  await card(page, done.approval_id).locator("[data-reason]").press("Enter");
+  await historyState(page, done.approval_id, "declined");
+  await page.selectOption("#language", "ja");
+  await page.waitForFunction(() => document.documentElement.lang === "ja");
+  await card(page, approval.approval_id).locator("[data-testid=now]").waitFor({ timeout: 10_000 });
+  // The page's own words: everything but the agent's and people's text, ids, the board's identifiers (node
+  // ids and statuses, which the two lines quote), code, and product names.
+  const identifiers = new Set(
+    (await guard.client.get("/v1/approvals?limit=500")).body.approvals.flatMap((shown) => [shown.node_id, shown.proposed_change?.from, shown.proposed_change?.to]),
+  );
+  const english = await page.evaluate((boardIdentifiers) => {
+    const known = new Set(boardIdentifiers);
+    // Product and component names, keys, and the approvers' own names are not translated.
+    const allowed = /^(agent-governor|Closer|Watcher|Apply|Preview|Webhook|English|Enter|alice|bob|carol|dave|erin|frank|gwen|hana|jay)$/;
+    const skip = (node) => node.parentElement?.closest(".agent-text, code, .agent-note, #agent-log, #audit, #commands, option[value=en], [data-testid=outcome] ~ details");
+    const found = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (skip(node) || node.parentElement?.closest("[hidden]")) continue;
+      for (const word of node.textContent.match(/[A-Za-z][A-Za-z0-9_'-]{2,}/g) ?? []) {
+        // Node ids, statuses and change types are the board's own identifiers.
+        if (!allowed.test(word) && !known.has(word) && word !== "status_change") found.push(`${word} in "${node.textContent.trim().slice(0, 60)}"`);
+      }
+    }
+    return found;
+  }, [...identifiers].filter((value) => typeof value === "string"));
+  assert.deepEqual(english, [], "no English chrome in Japanese");
+  assert.match(await card(page, done.approval_id).textContent(), /hana が却下: 理由/);
+  // Dates in the Japanese format (year/month/day).
+  await card(page, done.approval_id).locator("details summary").click();
+  assert.match(await card(page, done.approval_id).locator("details").textContent(), /\d{4}\/\d{1,2}\/\d{1,2}/);
+  assert.match(await page.title(), /^\(\d+\) 承認受信箱 · agent-governor$/, "the pending count in the tab title");
+  const directory = process.env.UPDATE_SCREENSHOTS ? join(repoRoot, "docs") : join(repoRoot, "target", "screenshots");
+  mkdirSync(directory, { recursive: true });
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.evaluate(() => {
+    document.activeElement?.blur();
+    window.scrollTo(0, 0);
+  });
+  await page.screenshot({ path: join(directory, "inbox-japanese.png") });
+  assert.ok(statSync(join(directory, "inbox-japanese.png")).size > 10_000);
+  await page.selectOption("#language", "en");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("key manager: this device's key and the approver's other keys; a revoke takes two presses and is signed; revoking this device's key forgets it here", async () => {
+  const { page, errors } = await openInbox();
+  await registerFreshDeviceKey(page, "jay");
+  await page.locator("#keys li").first().waitFor({ timeout: 10_000 });
+  assert.match(await page.textContent("#keys"), /jay\/device-[\s\S]*this device/);
+  // A second key of the same approver (another device), then the page lists both.
+  const other = await registerEd25519(guard.client, "jay", "phone");
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+  await page.waitForFunction(() => document.querySelectorAll("#keys li").length === 2, null, { timeout: 10_000 });
+  const phone = page.locator(`#keys li[data-key="${other.keyId}"]`);
+  await phone.locator("[data-action=revoke-key]").click();
+  assert.equal(await phone.locator("[data-action=revoke-key]").textContent(), "Press again to revoke");
+  assert.equal((await guard.client.get("/v1/approvers/jay/keys")).body.keys.find((key) => key.key_id === other.keyId).revoked_at, null, "one press revokes nothing");
+  await phone.locator("[data-action=revoke-key]").click();
+  await page.waitForFunction((id) => /revoked/.test(document.querySelector(`#keys li[data-key="${id}"]`)?.textContent ?? ""), other.keyId, { timeout: 10_000 });
+  const keys = (await guard.client.get("/v1/approvers/jay/keys")).body.keys;
+  assert.ok(keys.find((key) => key.key_id === other.keyId).revoked_at, "the guard revoked it");
+  const trail = (await guard.client.get("/v1/audit?limit=20", ADMIN)).body.records.find((record) => record.event === "key_revoked" && record.detail.key_id === other.keyId);
+  assert.match(trail.detail.by, /^jay\/device-/, "revoked by this device's signed action");
+  // A confirmation signed with the revoked key approves nothing.
+  const approval = await proposal();
+  assert.equal((await approve(guard.client, approval, other)).status, 403);
+  // Revoking this device's own key: the page forgets it and offers to register again.
+  const mine = page.locator("#keys li", { hasText: "this device" });
+  await mine.locator("[data-action=revoke-key]").click();
+  await mine.locator("[data-action=revoke-key]").click();
+  await page.waitForFunction(() => !document.getElementById("register").hidden, null, { timeout: 10_000 });
+  assert.equal((await guard.client.get("/v1/approvers/jay/keys")).body.keys.every((key) => key.revoked_at !== null), true);
   assert.deepEqual(errors, []);
   await page.close();
 });

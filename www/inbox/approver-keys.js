@@ -39,25 +39,34 @@ async function transact(mode, run) {
 
 export const loadApprover = () => transact("readonly", (store) => store.get("me"));
 const saveApprover = (record) => transact("readwrite", (store) => store.put(record, "me"));
+/** Forgets this device's key (after it was revoked): the device registers again to approve. */
+export const forgetApprover = () => transact("readwrite", (store) => store.delete("me"));
 
-async function enroll(guardApi, approver, body) {
+/** A code an admin gave the person, or one the local server asks the guard for (npm start). */
+async function enrollmentCode(guardApi, approver, given) {
+  if (given) return given;
   const code = await guardApi.enrollment(approver);
   if (code.status !== 201) throw new Error(code.body.message);
-  const registered = await guardApi.registerKey(approver, { ...body, enrollment_code: code.body.enrollment_code });
+  return code.body.enrollment_code;
+}
+
+async function enroll(guardApi, approver, body, given) {
+  const code = await enrollmentCode(guardApi, approver, given);
+  const registered = await guardApi.registerKey(approver, { ...body, enrollment_code: code });
   if (registered.status !== 201) throw new Error(registered.body.message);
   // The guard namespaces key ids by approver (`alice/device-1a2b3c4d`): sign with the id it registered.
   return registered.body.key_id;
 }
 
-export async function registerDeviceKey(guardApi, approver) {
+export async function registerDeviceKey(guardApi, approver, code = "") {
   const key = await generateApproverKey({ keyId: `device-${crypto.randomUUID().slice(0, 8)}` });
-  const keyId = await enroll(guardApi, approver, { key_id: key.keyId, ...key.publicKey });
+  const keyId = await enroll(guardApi, approver, { key_id: key.keyId, ...key.publicKey }, code);
   const record = { approver, kind: "device", keyId, privateKey: key.privateKey };
   await saveApprover(record);
   return record;
 }
 
-export async function registerPasskey(guardApi, approver, rpId) {
+export async function registerPasskey(guardApi, approver, rpId, code = "") {
   const localId = `passkey-${crypto.randomUUID().slice(0, 8)}`;
   const credential = await navigator.credentials.create({
     publicKey: {
@@ -71,7 +80,7 @@ export async function registerPasskey(guardApi, approver, rpId) {
   });
   const spec = passkeyPublicKey(credential, { rpId, origins: [location.origin] });
   const credentialId = base64url(credential.rawId);
-  const keyId = await enroll(guardApi, approver, { key_id: localId, type: "webauthn", algorithm: spec.algorithm, public_key: spec.public_key, credential_id: credentialId });
+  const keyId = await enroll(guardApi, approver, { key_id: localId, type: "webauthn", algorithm: spec.algorithm, public_key: spec.public_key, credential_id: credentialId }, code);
   const record = { approver, kind: "passkey", keyId, credentialId, rpId };
   await saveApprover(record);
   return record;

@@ -30,6 +30,8 @@ export const guardApi = {
   /** First-run registration on this machine: the local server asks the guard for a one-time code. */
   enrollment: (approver) => call("POST", "/inbox/enrollment", { approver }),
   registerKey: (approver, body) => call("POST", `/v1/approvers/${encodeURIComponent(approver)}/keys`, body),
+  revokeKey: (approver, keyId, action) =>
+    call("DELETE", `/v1/approvers/${encodeURIComponent(approver)}/keys/${encodeURIComponent(keyId.slice(keyId.indexOf("/") + 1))}`, { action }),
   approverKeys: (approver) => call("GET", `/v1/approvers/${encodeURIComponent(approver)}/keys`),
   agents: () => call("GET", "/v1/agents"),
   commands: (agent) => call("GET", `/v1/agents/${encodeURIComponent(agent)}/commands`),

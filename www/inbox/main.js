@@ -5,7 +5,8 @@
 // approval, never from an editable field or with a modifier held; a decline waits a few seconds and can be
 // undone; a device key's approval asks for a second y.
 import { guardApi, followFeed } from "./guard-api.js";
-import { loadApprover, registerDeviceKey, registerPasskey, signApproval, signHumanAction } from "./approver-keys.js";
+import { forgetApprover, loadApprover, registerDeviceKey, registerPasskey, signApproval, signHumanAction } from "./approver-keys.js";
+import { showKeys } from "./key-manager.js";
 import { approvalCard, element } from "./render.js";
 import { outcomeLine, trailOf } from "./outcome.js";
 import { fetchAgentLog, showAgentLog } from "./agent-log.js";
@@ -15,6 +16,8 @@ import { commandLine, needsText, showCommands } from "./commands.js";
 
 /** How long a decline waits, undoable, before the signed decision is sent. */
 const DECLINE_UNDO_MS = 5000;
+/** How often the pending cards' node facts are read again. */
+const FACTS_REFRESH_MS = 5000;
 /** How long a device key's first y waits for the second. */
 const CONFIRM_WINDOW_MS = 4000;
 
@@ -49,6 +52,8 @@ function announce(text) {
 
 function applyLanguage() {
   document.documentElement.lang = state.language;
+  // What was announced in the other language is not left behind.
+  $("announcer").textContent = "";
   for (const node of document.querySelectorAll("[data-text]")) {
     const value = words()[node.dataset.text];
     if (typeof value === "string") node.textContent = value;
@@ -58,6 +63,7 @@ function applyLanguage() {
 }
 
 function showApprover() {
+  showKeyManager();
   const status = $("approver-status");
   $("command-card").hidden = !(state.approver && state.isAdmin);
   if (state.approver) {
@@ -189,7 +195,12 @@ async function refreshFacts() {
 function historyOf(approval, listId) {
   if (listId !== "history") return [];
   const line = outcomeLine(approval, words());
-  return [line ? element("p", { class: "outcome", "data-testid": "outcome", text: line }) : null, trailOf(state.trails.get(approval.approval_id) ?? [], words())];
+  // A decline's reason is the person's own words: shown apart from the page's sentence.
+  const reason = approval.state === "declined" && approval.decision?.reason ? approval.decision.reason : null;
+  return [
+    line ? element("p", { class: "outcome", "data-testid": "outcome" }, element("span", { text: reason ? `${line} ` : line }), reason ? element("q", { class: "agent-text", text: reason }) : null) : null,
+    trailOf(state.trails.get(approval.approval_id) ?? [], words()),
+  ];
 }
 
 async function refresh() {
@@ -422,14 +433,42 @@ async function loadAgents() {
   }
 }
 
-/** Whether this approver has the admin role (the guard says; the Command UI is shown only then). */
+/** This approver's keys and roles as the guard holds them (the Command UI is shown only to an admin). */
 async function loadRoles() {
   state.isAdmin = false;
+  state.keyView = null;
   if (state.approver) {
     const answer = await guardApi.approverKeys(state.approver.approver).catch(() => null);
+    if (answer?.status === 200) state.keyView = answer.body;
     state.isAdmin = answer?.status === 200 && Array.isArray(answer.body.roles) && answer.body.roles.includes("admin");
   }
   showApprover();
+}
+
+function showKeyManager() {
+  $("keys-box").hidden = !state.approver || !state.keyView;
+  showKeys($("keys"), state.approver ? state.keyView : null, state.approver, words(), revokeKey);
+}
+
+/** Revokes one of this approver's keys with a signed revoke_key; this device's own key is then forgotten here. */
+async function revokeKey(key) {
+  if (!needApprover()) return;
+  try {
+    const current = await guardApi.approverKeys(state.approver.approver);
+    if (current.status !== 200) throw new Error(current.body.message);
+    const action = await signHumanAction(state.approver, { action: "revoke_key", approval_id: key.key_id, version: current.body.version, detail: "", at: new Date().toISOString(), key_id: null });
+    const revoked = await guardApi.revokeKey(state.approver.approver, key.key_id, action);
+    if (revoked.status !== 200) throw new Error(revoked.body.message);
+    announce(words().keyRevokedNotice(key.key_id));
+    if (key.key_id === state.approver.keyId) {
+      await forgetApprover();
+      state.approver = null;
+    }
+  } catch (error) {
+    announce(words().failed(error.message));
+  }
+  await loadRoles();
+  render();
 }
 
 /** Signs the command exactly as the agent will receive it and sends it through the guard. */
@@ -478,7 +517,10 @@ async function register(kind) {
   if (state.registering || !name.reportValidity()) return;
   state.registering = true;
   try {
-    state.approver = kind === "passkey" ? await registerPasskey(guardApi, name.value, state.rpId) : await registerDeviceKey(guardApi, name.value);
+    const code = $("enrollment-code").value.trim();
+    state.approver =
+      kind === "passkey" ? await registerPasskey(guardApi, name.value, state.rpId, code) : await registerDeviceKey(guardApi, name.value, code);
+    $("enrollment-code").value = "";
     await loadRoles();
     await loadAgents();
     render();
@@ -578,6 +620,10 @@ async function main() {
   setInterval(render, 30_000);
   // The elapsed times of the agent's presence.
   setInterval(showPresenceNow, 1000);
+  // The board may change without the agent: the pending cards' facts are read again every few seconds.
+  setInterval(() => {
+    if ([...state.approvals.values()].some((approval) => approval.state === "pending")) refreshFacts();
+  }, FACTS_REFRESH_MS);
   setInterval(() => refreshAgentLog(), 5_000);
   document.body.dataset.ready = "true";
 }

@@ -14,7 +14,7 @@ export function outcomeLine(approval, words) {
     case "consumed":
       return words.outcomeApplied(from || "—", to, time(confirmation?.consumed_at));
     case "declined":
-      return words.outcomeDeclined(decision?.approver ?? decision?.key_id ?? "", decision?.reason || "");
+      return words.outcomeDeclined(decision?.approver ?? decision?.key_id ?? "", Boolean(decision?.reason));
     case "approved":
       return words.outcomeApproved(decision?.approver ?? decision?.key_id ?? "", time(decision?.at));
     case "cancelled":

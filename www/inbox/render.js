@@ -48,9 +48,9 @@ function evidence(approval, words) {
     const issues = Array.isArray(watcher.issues) ? watcher.issues : [];
     const lines = folded(issues.map((issue) => (typeof issue === "string" ? issue : issue?.description ?? JSON.stringify(issue))));
     const list = element("ul", {}, ...lines.map((line) => element("li", { class: "agent-text", text: line })));
-    const persona = typeof watcher.persona === "string" && watcher.persona ? ` · ${watcher.persona}` : "";
+    const persona = typeof watcher.persona === "string" && watcher.persona ? watcher.persona : null;
     items.push(
-      element("dt", { text: `${source(words.watcher, watcher, words)}${persona}` }),
+      element("dt", {}, element("span", { text: source(words.watcher, watcher, words) }), persona ? element("span", { class: "agent-text", text: ` · ${persona}` }) : null),
       element("dd", { "data-testid": "watcher" }, element("span", { text: watcher.pass ? words.pass : words.fail }), list),
     );
   }
@@ -103,14 +103,16 @@ export function approvalCard(approval, words, now, actions, after = [], facts = 
   const age = now - approval.created_at_ms;
   const left = approval.expires_at_ms === null ? 0 : approval.expires_at_ms - now;
   const titleId = `what-${approval.approval_id}`;
+  // The two lines in the page's language, as the core rendered them from the change.
+  const lines = approval.request_in?.[words.language] ?? approval.request;
   const shownFacts = approval.state === "pending" ? facts : null;
   const cautions = approval.state === "pending" ? warnings(approval, shownFacts, words) : [];
   return element(
     "li",
     { class: "approval", tabindex: "0", id: `approval-${approval.approval_id}`, "data-id": approval.approval_id, "data-state": approval.state, "aria-labelledby": titleId },
     cautions.length > 0 ? element("ul", { class: "warning cautions", "data-testid": "warnings" }, ...cautions.map((text) => element("li", { text }))) : null,
-    element("p", { class: "what", id: titleId, text: approval.request.what }),
-    element("p", { class: "impact muted", text: approval.request.impact }),
+    element("p", { class: "what", id: titleId, text: lines.what }),
+    element("p", { class: "impact muted", text: lines.impact }),
     element(
       "dl",
       {},

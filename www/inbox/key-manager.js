@@ -1,0 +1,50 @@
+// The approver's keys as the guard holds them: which is this device's, when each was added, which are
+// revoked; revoking one is a `revoke_key` action signed with this device's key (or passkey), made for the key
+// set's current version. Another device is added by registering there with the same name: the local server
+// gives it a code, or an admin gives one (the enrollment code field).
+import { element } from "./render.js";
+
+/** Fills `list` with the keys of `view` ({ keys }) for `approver` (this device's record). */
+export function showKeys(list, view, approver, words, onRevoke) {
+  if (!view) {
+    list.replaceChildren();
+    return;
+  }
+  list.replaceChildren(
+    ...view.keys.map((key) => {
+      const mine = key.key_id === approver.keyId;
+      const item = element(
+        "li",
+        { "data-key": key.key_id },
+        element("code", { text: key.key_id }),
+        element("span", { text: ` · ${key.type === "webauthn" ? words.passkeyKind : words.deviceKind}` }),
+        element("span", { class: "muted", text: ` · ${words.keyAdded(new Date(key.created_at_ms).toLocaleDateString(words.locale))}` }),
+        mine ? element("strong", { text: ` · ${words.thisDevice}` }) : null,
+        key.revoked_at ? element("span", { class: "warning", text: ` · ${words.keyRevoked}` }) : null,
+      );
+      if (!key.revoked_at) {
+        // Two presses: the first arms the button for a few seconds, the second revokes.
+        const label = mine ? words.revokeThisKey : words.revokeKey;
+        const button = element("button", { type: "button", class: "secondary", "data-action": "revoke-key", text: label });
+        let armed = null;
+        button.addEventListener("click", () => {
+          if (armed === null) {
+            button.textContent = words.revokeAgain;
+            button.classList.add("confirming");
+            armed = setTimeout(() => {
+              armed = null;
+              button.textContent = label;
+              button.classList.remove("confirming");
+            }, 4000);
+            return;
+          }
+          clearTimeout(armed);
+          armed = null;
+          onRevoke(key);
+        });
+        item.append(" ", button);
+      }
+      return item;
+    }),
+  );
+}
