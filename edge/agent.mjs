@@ -86,8 +86,11 @@ export async function startGovernedAgent({
     else report("idle", {});
   }
   const judge = (prompt, options) => during("judging", { step: "deciding the next action" }, () => narrowed(prompt, options));
-  const closer = new Closer({ workingDir: "", agentId: "board-agent" });
-  const watcher = new Watcher({ agentId: "board-agent-watcher", store: new MemoryStore() });
+  // Under a grammar (the embedded model), the reviews' answers are narrowed too: a short checklist and a few
+  // issues about this one step, which a small model can finish without repeating itself.
+  const narrowReviews = narrowJudgement ? { closer: { maxChecklistItems: 3, maxPendingActions: 1 }, watcher: { maxIssues: 3, maxBlindspots: 2 } } : { closer: {}, watcher: {} };
+  const closer = new Closer({ workingDir: "", agentId: "board-agent", ...narrowReviews.closer });
+  const watcher = new Watcher({ agentId: "board-agent-watcher", store: new MemoryStore(), ...narrowReviews.watcher });
   const reviewer = pickWatcherPersona(null)?.persona ?? null;
   const logs = memoryLogStore({ limitBytes: logLimitBytes });
   let loop = null;
@@ -151,6 +154,14 @@ export async function startGovernedAgent({
       evidenceFor(request.action, request.lines),
     );
     if (stopped) return undefined;
+    // The agent observes again before proposing: a move from a state the board has left is never proposed;
+    // the loop judges the board as it is now instead.
+    const current = await nodeStatus(node_id);
+    if (current !== null && current !== from) {
+      await observe();
+      log(`withdrawn before proposing: ${request.lines[0]} (${node_id} is ${current} now)`);
+      return { withdraw: `the board moved on: ${node_id} is ${current} now, not ${from}` };
+    }
     const proposal = await guard("POST", "/v1/proposals", {
       node_id,
       proposed_change: { type: request.action.type, from, to },
@@ -213,6 +224,18 @@ export async function startGovernedAgent({
     },
     onError: (error) => log(`agent error: ${error.message}`),
   });
+
+  /** The node's status now (the skill's Preview), or null when the board cannot say. */
+  async function nodeStatus(nodeId) {
+    try {
+      const response = await fetch(`${boardUrl}/preview`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ node_id: nodeId }) });
+      if (!response.ok) return null;
+      const preview = await response.json();
+      return typeof preview.current_status === "string" ? preview.current_status : null;
+    } catch {
+      return null;
+    }
+  }
 
   /** Every transition the skill offers now, node by node (its Preview), for the narrowed judgement. */
   async function movesOn(tasks) {

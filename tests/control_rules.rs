@@ -1205,3 +1205,74 @@ fn an_interrupted_approval_resumed_after_a_restart_reads_as_the_renderers_now_sa
     );
     assert!(executes(&host.answer("y")), "what was shown is what runs");
 }
+
+// ---- the host withdraws a request nobody answered ----
+
+#[test]
+fn a_request_nobody_answered_is_withdrawn_by_the_host_and_the_loop_judges_again() {
+    let mut host = awaiting_approval();
+    let request_id = host
+        .state
+        .in_progress
+        .as_ref()
+        .map(Action::request_id)
+        .unwrap_or_default();
+    // The board moved on: the host records it, then withdraws what would act on the old state.
+    host.observe(json!({"T-7": "done"}));
+    assert_eq!(
+        host.state.mode,
+        Mode::AwaitingApproval,
+        "an observation alone never drops a request"
+    );
+    let effects = host.send(ControlEvent::ApprovalWithdrawn {
+        request_id: request_id.clone(),
+        reason: "T-7 is done now".to_owned(),
+    });
+    assert!(!executes(&effects), "nothing is executed");
+    assert!(asks_judge(&effects), "the loop judges the new situation");
+    assert_eq!(host.state.mode, Mode::Judging);
+    assert!(host.state.in_progress.is_none());
+    assert!(
+        chat(&effects)
+            .iter()
+            .any(|line| line.contains("Withdrawn before anyone answered"))
+    );
+    // A second withdrawal, or one for another request, is refused and changes nothing.
+    let again = host.send(ControlEvent::ApprovalWithdrawn {
+        request_id,
+        reason: "again".to_owned(),
+    });
+    assert!(
+        again
+            .iter()
+            .any(|effect| matches!(effect, ControlEffect::AnswerRefused { .. }))
+    );
+    assert_eq!(host.state.mode, Mode::Judging);
+}
+
+#[test]
+fn an_answered_request_is_never_withdrawn() {
+    let mut host = awaiting_approval();
+    let request_id = host
+        .state
+        .in_progress
+        .as_ref()
+        .map(Action::request_id)
+        .unwrap_or_default();
+    host.answer("y");
+    assert_eq!(host.state.mode, Mode::Executing);
+    let effects = host.send(ControlEvent::ApprovalWithdrawn {
+        request_id,
+        reason: "too late".to_owned(),
+    });
+    assert!(
+        effects
+            .iter()
+            .any(|effect| matches!(effect, ControlEffect::AnswerRefused { .. }))
+    );
+    assert_eq!(
+        host.state.mode,
+        Mode::Executing,
+        "an approved action is not taken back"
+    );
+}

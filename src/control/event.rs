@@ -62,6 +62,10 @@ pub enum ControlEvent {
     /// A human answered the approval request `request_id`: `y` or `n` (an answer to any other request is
     /// refused).
     ApprovalAnswered { request_id: String, answer: String },
+    /// The host withdraws the approval request `request_id` before anyone answered it, because what it would
+    /// act on is gone (the board moved on): nothing is executed, and the loop judges the situation again. A
+    /// person's answer is never withdrawn: once answered (or for any other request) this is refused.
+    ApprovalWithdrawn { request_id: String, reason: String },
     /// The host saved the state of `revision` (from `persist_state`): an approved action waits for this.
     StatePersisted { revision: u64 },
     /// The host could not save the state of `revision`: an approved action that waits for it is not executed.

@@ -63,6 +63,9 @@ impl Machine {
             ControlEvent::ApprovalAnswered { request_id, answer } => {
                 self.approval_answered(request_id, answer);
             }
+            ControlEvent::ApprovalWithdrawn { request_id, reason } => {
+                self.approval_withdrawn(request_id, reason);
+            }
             ControlEvent::StatePersisted { revision } => self.state_persisted(*revision),
             ControlEvent::StateNotPersisted { revision, error } => {
                 self.state_not_persisted(*revision, error)
@@ -347,6 +350,44 @@ impl Machine {
         self.state.in_progress.clone().filter(|_| waiting)
     }
 
+    /// The host's request is set aside before anyone answered: the task continues from a fresh judgement.
+    fn approval_withdrawn(&mut self, request_id: &str, reason: &str) {
+        let waiting = self
+            .state
+            .in_progress
+            .clone()
+            .filter(|_| self.state.mode == Mode::AwaitingApproval);
+        let Some(action) = waiting else {
+            self.refuse_answer(request_id, "no approval request is waiting to be withdrawn");
+            return;
+        };
+        if action.request_id() != request_id {
+            self.refuse_answer(
+                request_id,
+                &format!(
+                    "this withdrawal is for another request than the one waiting ({})",
+                    action.request_id()
+                ),
+            );
+            return;
+        }
+        let reason = one_line(reason);
+        self.state.in_progress = None;
+        self.state.intent = None;
+        self.state.invalid_answers = 0;
+        self.log(
+            LogChannel::Cli,
+            "approval withdrawn",
+            &reason,
+            action.scope(),
+        );
+        self.chat(&format!(
+            "Withdrawn before anyone answered: {} ({reason}). Judging again.",
+            action.what()
+        ));
+        self.ask_judge();
+    }
+
     fn refuse_answer(&mut self, request_id: &str, reason: &str) {
         let reason = one_line(reason);
         self.log(
@@ -435,12 +476,7 @@ impl Machine {
             self.persist();
             return;
         }
-        self.log(
-            LogChannel::Cli,
-            "approved",
-            action.what(),
-            action.scope(),
-        );
+        self.log(LogChannel::Cli, "approved", action.what(), action.scope());
         match &action.purpose {
             Purpose::Task | Purpose::Restart => {
                 let approval = ApprovalRecord {

@@ -28,9 +28,6 @@ pub fn change_lines_in(node_id: &str, change: &ProposedChange, language: Languag
             || format!("Execute: {kind} on {node}: {from} -> {to}"),
             || format!("実行: {node} の {kind}: {from} -> {to}"),
         ),
-        language.pick(
-            || format!("Impact: {node}"),
-            || format!("影響範囲: {node}"),
-        ),
+        language.pick(|| format!("Impact: {node}"), || format!("影響範囲: {node}")),
     ]
 }

@@ -82,6 +82,15 @@ export interface ControlStorage {
  * the impact scope), answered y or n with `loop.answer(text, requestId)`. `note` is the agent's own words:
  * show it labelled as such, never as what is approved. `digest` is what the `y` binds to.
  */
+/**
+ * What an `approve` port returns to set its own request aside before anyone answered it, because what it would
+ * act on is gone (the node moved on): nothing is executed and the loop judges again. A person's answer is
+ * never withdrawn.
+ */
+export interface ApprovalWithdrawal {
+  withdraw: string;
+}
+
 export interface ApprovalRequest {
   requestId: string;
   actionId: string;
@@ -146,7 +155,7 @@ export interface ControlLoopConfig {
    * Shows the approval request; may return the answer ("y" / "n"), or the host calls `loop.answer`. An
    * answer that is neither is asked again on a later turn of the event loop, at most `maxInvalidAnswers` times.
    */
-  approve?: (request: ApprovalRequest) => void | string | Promise<void | string>;
+  approve?: (request: ApprovalRequest) => void | string | ApprovalWithdrawal | Promise<void | string | ApprovalWithdrawal>;
   /** Asks a person whether an action with an unknown outcome was applied; or the host calls `loop.reconcile`. */
   reconcile?: (request: ReconcileRequest) => void | "applied" | "not_applied" | Promise<void | "applied" | "not_applied">;
   /** By action type: an ExecutorSkill applies a state change through the Executor (parameters node_id, from, to); a function runs anything else. */

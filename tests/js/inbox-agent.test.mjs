@@ -5,12 +5,14 @@
 // and what a person sees, not a model's verdict. The guard's command channel is attacked over HTTP: a replayed
 // command, a command from an approver without the admin role, and malformed commands.
 import assert from "node:assert/strict";
+import { mkdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startServer } from "../../scripts/serve.mjs";
 import { startTaskBoard } from "../../edge/task-board.mjs";
 import { AGENT_ID, startGovernedAgent } from "../../edge/agent.mjs";
-import { freePort, launchChromium } from "./helpers.mjs";
+import { freePort, launchChromium, repoRoot } from "./helpers.mjs";
 import { ADMIN, AGENT, INBOX, humanAction, registerEd25519, startGuardService } from "./edge-service-support.mjs";
 
 const JUDGE_DELAY_MS = 1500;
@@ -123,6 +125,22 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   await page.waitForFunction(() => document.querySelector("[data-testid=presence-state]")?.textContent === "Waiting for you", null, { timeout: 15_000 });
   assert.match(await page.textContent("#presence"), /Waiting for your decision: Execute: status_change on task-1: todo -> in_progress/);
   await page.waitForFunction(() => document.title.startsWith("(1) "), null, { timeout: 10_000 });
+
+  // The README's pictures: the agent waiting for this person, its proposal with the machine's facts first.
+  await page.locator(`.approval[data-id="${first.approval_id}"] [data-testid=now]`).waitFor({ timeout: 10_000 });
+  const directory = process.env.UPDATE_SCREENSHOTS ? join(repoRoot, "docs") : join(repoRoot, "target", "screenshots");
+  mkdirSync(directory, { recursive: true });
+  await page.emulateMedia({ colorScheme: "light" });
+  for (const [name, width, height] of [["inbox-phone.png", 390, 1100], ["inbox-desktop.png", 1280, 1000]]) {
+    await page.setViewportSize({ width, height });
+    await page.evaluate(() => {
+      document.activeElement?.blur();
+      window.scrollTo(0, 0);
+    });
+    await page.screenshot({ path: join(directory, name) });
+    assert.ok(statSync(join(directory, name)).size > 10_000, `${name} has content`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // n starts a visible, undoable decline; Undo sends nothing.
   const firstCard = page.locator(`.approval[data-id="${first.approval_id}"]`);

@@ -245,13 +245,14 @@ test("accessibility: axe-core finds no serious or critical violation (light and 
   await page.keyboard.press("y");
   await page.waitForFunction((id) => document.querySelector(`#history .approval[data-id="${id}"]`)?.dataset.state === "approved", approval.approval_id, { timeout: 10_000 });
 
-  // The README's pictures: a phone and a desktop width, with one approval waiting.
+  // Pictures at a phone and a desktop width, with one approval waiting (the README's are taken with an agent
+  // running: inbox-agent.test.mjs).
   const waiting = await proposal();
   await card(page, waiting.approval_id).waitFor({ timeout: 10_000 });
   await page.emulateMedia({ colorScheme: "light" });
-  const directory = process.env.UPDATE_SCREENSHOTS ? join(repoRoot, "docs") : join(repoRoot, "target", "screenshots");
+  const directory = join(repoRoot, "target", "screenshots");
   mkdirSync(directory, { recursive: true });
-  for (const [name, width] of [["inbox-phone.png", 390], ["inbox-desktop.png", 1280]]) {
+  for (const [name, width] of [["inbox-keyboard-phone.png", 390], ["inbox-keyboard-desktop.png", 1280]]) {
     await page.setViewportSize({ width, height: 900 });
     await page.evaluate(() => {
       document.activeElement?.blur();
@@ -540,6 +541,43 @@ test("key manager: this device's key and the approver's other keys; a revoke tak
   await mine.locator("[data-action=revoke-key]").click();
   await page.waitForFunction(() => !document.getElementById("register").hidden, null, { timeout: 10_000 });
   assert.equal((await guard.client.get("/v1/approvers/jay/keys")).body.keys.every((key) => key.revoked_at !== null), true);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("notifications: opted in, a new approval while the page is hidden raises one browser notification; the tab title counts what waits", async () => {
+  const page = await browser.context.newPage();
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  // Headless Chromium shows no notification: the page's Notification is a recorder with the same API, and the
+  // page is hidden (another tab in front).
+  await page.addInitScript(() => {
+    window.notified = [];
+    Object.defineProperty(document, "visibilityState", { get: () => "hidden" });
+    window.Notification = class {
+      static permission = "default";
+      static async requestPermission() {
+        window.Notification.permission = "granted";
+        return "granted";
+      }
+      constructor(title, options) {
+        window.notified.push({ title, tag: options?.tag });
+      }
+    };
+  });
+  await page.goto(inboxUrl);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+  await page.locator("#notify").waitFor({ state: "visible" });
+  await page.click("#notify");
+  await page.locator("#notify").waitFor({ state: "hidden" });
+  const before = await page.evaluate(() => document.querySelectorAll('#pending .approval').length);
+  const approval = await proposal();
+  await card(page, approval.approval_id).waitFor({ timeout: 10_000 });
+  const notified = await page.evaluate(() => window.notified);
+  assert.equal(notified.length, 1, JSON.stringify(notified));
+  assert.equal(notified[0].tag, approval.approval_id);
+  assert.match(notified[0].title, /New approval: Execute: status_change on/);
+  assert.match(await page.title(), new RegExp(`^\\(${before + 1}\\) Approval inbox`));
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -70,7 +70,17 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  if (child && child.exitCode === null) child.kill("SIGKILL");
+  if (child && child.exitCode === null) {
+    // A failed test leaves npm start running: its whole tree goes (wrangler's group would outlive it).
+    for (const pid of descendants(child.pid)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+    child.kill("SIGKILL");
+  }
   model?.close();
   if (state) rmSync(state, { recursive: true, force: true });
 });
@@ -171,10 +181,11 @@ function descendants(pid) {
   return found;
 }
 
+/** Whether `pid` still runs: a zombie (exited, waiting for a parent that may never reap it) does not. */
 function alive(pid) {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
   } catch {
     return false;
   }

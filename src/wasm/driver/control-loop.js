@@ -612,9 +612,15 @@ class ControlLoop {
     const action = structuredClone(this.#state.in_progress);
     const request = { requestId: effect.request_id, actionId: effect.action_id, lines: [...effect.lines], note: effect.note ?? null, digest: effect.digest, action };
     this.#pending = structuredClone(request);
-    this.#askPerson("approve", request, (answer) =>
-      typeof answer === "string" ? { event: "approval_answered", request_id: effect.request_id, answer: portText(answer) } : null,
-    );
+    // A string is the person's answer; `{ withdraw: reason }` is the host setting its own request aside
+    // before anyone answered (what it would act on is gone): the loop then judges again.
+    this.#askPerson("approve", request, (answer) => {
+      if (typeof answer === "string") return { event: "approval_answered", request_id: effect.request_id, answer: portText(answer) };
+      if (isPlainObject(answer) && typeof answer.withdraw === "string") {
+        return { event: "approval_withdrawn", request_id: effect.request_id, reason: portText(answer.withdraw, "withdrawn by the host") };
+      }
+      return null;
+    });
   }
 
   #requestReconcile(effect) {
