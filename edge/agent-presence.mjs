@@ -49,7 +49,10 @@ export function presenceReporter({ send, now = Date.now }) {
 
 /** One line saying what changed on the board between two observations (`{ node: status }` each). */
 export function boardChange(before, after) {
-  if (before === null) return `observed ${Object.keys(after).length} tasks`;
+  if (before === null) {
+    const count = Object.keys(after).length;
+    return `first look: ${count} ${count === 1 ? "task" : "tasks"}`;
+  }
   const changes = [];
   for (const [node, status] of Object.entries(after)) {
     if (before[node] === undefined) changes.push(`${node} added (${status})`);

@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)
 CREATE TABLE IF NOT EXISTS feed_tickets (ticket TEXT PRIMARY KEY, roles TEXT NOT NULL, expires_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS enrollment_roles (code TEXT PRIMARY KEY, roles TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS approver_roles (approver TEXT PRIMARY KEY, roles TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS key_labels (key_id TEXT PRIMARY KEY, label TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS agent_status (agent_id TEXT PRIMARY KEY, at INTEGER NOT NULL, status TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS agent_commands (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -146,10 +147,15 @@ export class Database {
   // ---- approver keys ----
 
   keys() {
-    return this.rows("SELECT * FROM approver_keys ORDER BY created_at, key_id").map((row) => ({
+    return this.rows("SELECT approver_keys.*, key_labels.label FROM approver_keys LEFT JOIN key_labels USING (key_id) ORDER BY created_at, key_id").map((row) => ({
       ...row,
       spec: JSON.parse(row.spec),
     }));
+  }
+
+  /** A key's name as its approver chose it (shown instead of its id). */
+  labelKey(keyId, label) {
+    this.sql.exec("INSERT INTO key_labels (key_id, label) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET label = excluded.label", keyId, label);
   }
 
   /** One approver's keys, oldest first. */
@@ -158,7 +164,7 @@ export class Database {
   }
 
   key(keyId) {
-    const row = this.rows("SELECT * FROM approver_keys WHERE key_id = ?", keyId)[0];
+    const row = this.rows("SELECT approver_keys.*, key_labels.label FROM approver_keys LEFT JOIN key_labels USING (key_id) WHERE key_id = ?", keyId)[0];
     return row === undefined ? null : { ...row, spec: JSON.parse(row.spec) };
   }
 

@@ -17,6 +17,8 @@ const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at"
 const APPROVER_NAME = /^(?! )[^/\p{Cc}\p{Cf}]{1,64}(?<! )$/u;
 /** A key's name under its approver (`alice/<name>`): one path segment with no white space or invisible characters. */
 const KEY_NAME = /^[^/\s\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}]{1,64}$/u;
+/** A key's display name: what people call the device ("Alice's laptop"). */
+const KEY_LABEL = /^(?! )[^\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}]{1,64}(?<! )$/u;
 const ENROLLMENT_TTL_MS = 15 * 60 * 1000;
 /** How long a feed ticket may wait to be used (once). */
 const FEED_TICKET_TTL_MS = 60 * 1000;
@@ -55,7 +57,7 @@ const ROUTE_METHODS = {
   keys: ["GET"],
   enrollments: ["POST"],
   "approvers/:id/keys": ["GET", "POST"],
-  "approvers/:id/keys/:key": ["DELETE"],
+  "approvers/:id/keys/:key": ["POST", "DELETE"],
   agents: ["GET"],
   receipts: ["GET"],
   "receipts/:id": ["GET"],
@@ -185,6 +187,8 @@ export class ApprovalInbox extends DurableObject {
         return this.enroll(request);
       case "POST approvers/:id/keys":
         return this.registerKey(id, request, roles.has("admin"));
+      case "POST approvers/:id/keys/:key":
+        return this.renameKey(id, subId, request);
       case "DELETE approvers/:id/keys/:key":
         return this.revokeKey(id, subId, request, roles.has("admin"));
       case "GET agents":
@@ -744,6 +748,28 @@ export class ApprovalInbox extends DurableObject {
     return json(publicKeyView(this.db.key(keyId)));
   }
 
+  /**
+   * Names a key (`{ action }`: a `rename_key` signed by one of the approver's keys, `detail` the new name,
+   * made for the key set's version). The name is what people read; the key's id never changes.
+   */
+  async renameKey(approverParam, keyParam, request) {
+    const approver = approverName(approverParam, "approver");
+    const keyId = namespacedKeyId(approver, keyParam);
+    const key = this.db.key(keyId);
+    if (key === null || key.approver !== approver) throw new HttpError(404, "not_found", `approver \`${approver}\` has no key \`${keyId}\``);
+    const body = await readJsonObject(request);
+    onlyKeys(body, ["action"]);
+    this.requireOwnKey(approver, body.action);
+    const label = requireText(body.action.detail, "action.detail", { max: 64 });
+    if (!KEY_LABEL.test(label)) {
+      throw new HttpError(400, "invalid_input", "a key's name is 1-64 characters without control or format characters, and not starting or ending with a space", "action.detail");
+    }
+    await this.takeAction(keyId, body.action, ["rename_key"], keySetVersion(approver, this.db.approverKeys(approver)));
+    this.db.labelKey(keyId, label);
+    this.db.appendAudit(Date.now(), null, "key_renamed", { approver, key_id: keyId, label, by: body.action.key_id });
+    return json(publicKeyView(this.db.key(keyId)));
+  }
+
   /** A key change signed by the approver must be signed by one of that approver's own keys. */
   requireOwnKey(approver, action) {
     if (!isPlainObject(action)) throw new HttpError(400, "invalid_input", "the signed `action` is required", "action");
@@ -788,9 +814,9 @@ function requireUpgrade(request) {
   }
 }
 
-/** The version of an approver's key set: any key added or revoked changes it. */
+/** The version of an approver's key set: any key added, revoked or renamed changes it. */
 function keySetVersion(approver, rows) {
-  return stateVersion(JSON.stringify(["keys", approver, rows.map((row) => [row.key_id, row.revoked_at])]));
+  return stateVersion(JSON.stringify(["keys", approver, rows.map((row) => [row.key_id, row.revoked_at, row.label ?? null])]));
 }
 
 /** What an add_key action carries as `detail`: the key it adds. */
@@ -810,6 +836,7 @@ function publicKeyView(row) {
     sign_count: row.sign_count,
     created_at: formatTime(row.created_at),
     revoked_at: row.revoked_at === null ? null : formatTime(row.revoked_at),
+    label: row.label ?? null,
     created_at_ms: row.created_at,
     revoked_at_ms: row.revoked_at,
   };

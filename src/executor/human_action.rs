@@ -47,6 +47,8 @@ pub enum HumanActionKind {
     AddKey,
     /// An approver revokes a key of their own (`approval_id` is its id).
     RevokeKey,
+    /// An approver names a key of their own (`approval_id` is its id, `detail` the new name).
+    RenameKey,
     /// A privileged command to an agent (seed 002's Command UI): `approval_id` names the agent's command
     /// channel, `detail` is the command exactly as the agent receives it, `version` the channel's version.
     Command,
@@ -61,6 +63,7 @@ impl HumanActionKind {
             Self::ReconcileNotApplied => "reconcile_not_applied",
             Self::AddKey => "add_key",
             Self::RevokeKey => "revoke_key",
+            Self::RenameKey => "rename_key",
             Self::Command => "command",
         }
     }

@@ -232,6 +232,25 @@ describe("keys belong to their approver", () => {
     const revoked = await api.call("DELETE", "/v1/approvers/alice/keys/alice-2", { action: revoke }, null);
     assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
     assert.ok(revoked.body.revoked_at);
+
+    // Alice names her first key: signed by her, made for the key set's version, once; the id never changes.
+    const aliceKey = { ...alice, keyId: "alice/alice-1" };
+    const rename = async (label, signer = aliceKey, version) =>
+      signAction({ action: "rename_key", approval_id: "alice/alice-1", version: version ?? (await api.get("/v1/approvers/alice/keys")).body.version, detail: label, at: new Date().toISOString(), key_id: null }, signer);
+    const named = await rename("Alice's laptop");
+    const renamed = await api.post("/v1/approvers/alice/keys/alice-1", { action: named });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    assert.equal(renamed.body.label, "Alice's laptop");
+    assert.equal(renamed.body.key_id, "alice/alice-1");
+    assert.equal((await api.post("/v1/approvers/alice/keys/alice-1", { action: named })).status, 409, "a rename replayed");
+    const stale = await rename("Old name", aliceKey, newKeys.version);
+    assert.equal((await api.post("/v1/approvers/alice/keys/alice-1", { action: stale })).body.code, "stale_action", "made for a key set that changed since");
+    assert.equal((await api.post("/v1/approvers/alice/keys/alice-1", { action: await rename("Mallory's now", { ...mallory }) })).status, 403, "another approver's key");
+    for (const label of [" padded", "bidi\u202eevil", "x".repeat(65), "tab\there"]) {
+      const bad = await api.post("/v1/approvers/alice/keys/alice-1", { action: await rename(label) });
+      assert.equal(bad.status, 400, `${JSON.stringify(label)}: ${JSON.stringify(bad.body)}`);
+    }
+    assert.equal((await api.get("/v1/approvers/alice/keys")).body.keys.find((key) => key.key_id === "alice/alice-1").label, "Alice's laptop");
   });
 });
 

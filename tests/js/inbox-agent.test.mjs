@@ -119,7 +119,7 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   await page.waitForFunction(() => document.querySelector("[data-testid=presence-state]")?.textContent === "Judging", null, { timeout: 15_000 });
   assert.match(await page.textContent("#presence"), /deciding the next action/);
   assert.match(await page.textContent("[data-testid=presence-elapsed]"), /for \d+ s/);
-  assert.match(await page.textContent("[data-testid=presence-board]"), /observed 1 tasks/);
+  assert.match(await page.textContent("[data-testid=presence-board]"), /first look: 1 task/);
 
   const first = await waitFor(async () => (await pendingProposals())[0], "the first proposal");
   await page.waitForFunction(() => document.querySelector("[data-testid=presence-state]")?.textContent === "Waiting for you", null, { timeout: 15_000 });

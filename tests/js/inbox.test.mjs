@@ -515,6 +515,9 @@ test("Japanese: every label, state, outcome and date of the page in Japanese; th
 test("key manager: this device's key and the approver's other keys; a revoke takes two presses and is signed; revoking this device's key forgets it here", async () => {
   const { page, errors } = await openInbox();
   await registerFreshDeviceKey(page, "jay");
+  await page.locator("#keys-summary").waitFor({ timeout: 10_000 });
+  assert.equal(await page.textContent("#keys-summary"), "Your keys (1)");
+  await page.click("#keys-summary");
   await page.locator("#keys li").first().waitFor({ timeout: 10_000 });
   assert.match(await page.textContent("#keys"), /jay\/device-[\s\S]*this device/);
   // A second key of the same approver (another device), then the page lists both.
@@ -522,7 +525,17 @@ test("key manager: this device's key and the approver's other keys; a revoke tak
   await page.reload();
   await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
   await page.waitForFunction(() => document.querySelectorAll("#keys li").length === 2, null, { timeout: 10_000 });
+  await page.click("#keys-summary");
   const phone = page.locator(`#keys li[data-key="${other.keyId}"]`);
+  // Renaming is signed too: the name is what the list shows, the id never changes.
+  await phone.locator("[data-action=rename-key]").click();
+  await page.keyboard.type("Jay's phone");
+  await page.keyboard.press("Enter");
+  await phone.locator("[data-testid=key-label]").waitFor({ timeout: 10_000 });
+  assert.equal((await phone.locator("[data-testid=key-label]").textContent()).trim(), "Jay's phone");
+  const renamed = (await guard.client.get("/v1/approvers/jay/keys")).body.keys.find((key) => key.key_id === other.keyId);
+  assert.equal(renamed.label, "Jay's phone");
+  assert.equal(renamed.key_id, other.keyId);
   await phone.locator("[data-action=revoke-key]").click();
   assert.equal(await phone.locator("[data-action=revoke-key]").textContent(), "Press again to revoke");
   assert.equal((await guard.client.get("/v1/approvers/jay/keys")).body.keys.find((key) => key.key_id === other.keyId).revoked_at, null, "one press revokes nothing");

@@ -31,7 +31,9 @@ export const guardApi = {
   enrollment: (approver) => call("POST", "/inbox/enrollment", { approver }),
   registerKey: (approver, body) => call("POST", `/v1/approvers/${encodeURIComponent(approver)}/keys`, body),
   revokeKey: (approver, keyId, action) =>
-    call("DELETE", `/v1/approvers/${encodeURIComponent(approver)}/keys/${encodeURIComponent(keyId.slice(keyId.indexOf("/") + 1))}`, { action }),
+    call("DELETE", `/v1/approvers/${encodeURIComponent(approver)}/keys/${encodeURIComponent(keyId)}`, { action }),
+  renameKey: (approver, keyId, action) =>
+    call("POST", `/v1/approvers/${encodeURIComponent(approver)}/keys/${encodeURIComponent(keyId)}`, { action }),
   approverKeys: (approver) => call("GET", `/v1/approvers/${encodeURIComponent(approver)}/keys`),
   agents: () => call("GET", "/v1/agents"),
   commands: (agent) => call("GET", `/v1/agents/${encodeURIComponent(agent)}/commands`),

@@ -5,7 +5,7 @@
 import { element } from "./render.js";
 
 /** Fills `list` with the keys of `view` ({ keys }) for `approver` (this device's record). */
-export function showKeys(list, view, approver, words, onRevoke) {
+export function showKeys(list, view, approver, words, onRevoke, onRename) {
   if (!view) {
     list.replaceChildren();
     return;
@@ -16,6 +16,7 @@ export function showKeys(list, view, approver, words, onRevoke) {
       const item = element(
         "li",
         { "data-key": key.key_id },
+        key.label ? element("strong", { class: "agent-text", "data-testid": "key-label", text: `${key.label} ` }) : null,
         element("code", { text: key.key_id }),
         element("span", { text: ` · ${key.type === "webauthn" ? words.passkeyKind : words.deviceKind}` }),
         element("span", { class: "muted", text: ` · ${words.keyAdded(new Date(key.created_at_ms).toLocaleDateString(words.locale))}` }),
@@ -42,9 +43,32 @@ export function showKeys(list, view, approver, words, onRevoke) {
           armed = null;
           onRevoke(key);
         });
-        item.append(" ", button);
+        item.append(" ", button, " ", renameControl(key, words, onRename));
       }
       return item;
     }),
   );
+}
+
+/** A Rename button that becomes a name field: Enter signs the new name, Escape leaves it as it was. */
+function renameControl(key, words, onRename) {
+  const box = element("span", { class: "rename" });
+  const button = element("button", { type: "button", class: "secondary", "data-action": "rename-key", text: words.renameKey });
+  button.addEventListener("click", () => {
+    const id = `rename-${key.key_id}`;
+    const input = element("input", { id, value: key.label ?? "", maxlength: "64", "aria-label": words.keyName, enterkeyhint: "done" });
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.isComposing) {
+        event.preventDefault();
+        if (input.value.trim() !== "") onRename(key, input.value.trim());
+      } else if (event.key === "Escape") {
+        box.replaceChildren(button);
+        button.focus();
+      }
+    });
+    box.replaceChildren(input);
+    input.focus();
+  });
+  box.append(button);
+  return box;
 }

@@ -447,7 +447,24 @@ async function loadRoles() {
 
 function showKeyManager() {
   $("keys-box").hidden = !state.approver || !state.keyView;
-  showKeys($("keys"), state.approver ? state.keyView : null, state.approver, words(), revokeKey);
+  if (state.keyView) $("keys-summary").textContent = words().yourKeysCount(state.keyView.keys.length);
+  showKeys($("keys"), state.approver ? state.keyView : null, state.approver, words(), revokeKey, renameKey);
+}
+
+/** Names one of this approver's keys with a signed rename_key (made for the key set's current version). */
+async function renameKey(key, label) {
+  if (!needApprover()) return;
+  try {
+    const current = await guardApi.approverKeys(state.approver.approver);
+    if (current.status !== 200) throw new Error(current.body.message);
+    const action = await signHumanAction(state.approver, { action: "rename_key", approval_id: key.key_id, version: current.body.version, detail: label, at: new Date().toISOString(), key_id: null });
+    const renamed = await guardApi.renameKey(state.approver.approver, key.key_id, action);
+    if (renamed.status !== 200) throw new Error(renamed.body.message);
+    announce(words().keyRenamed(label));
+  } catch (error) {
+    announce(words().failed(error.message));
+  }
+  await loadRoles();
 }
 
 /** Revokes one of this approver's keys with a signed revoke_key; this device's own key is then forgotten here. */

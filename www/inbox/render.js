@@ -104,7 +104,7 @@ export function approvalCard(approval, words, now, actions, after = [], facts = 
   const left = approval.expires_at_ms === null ? 0 : approval.expires_at_ms - now;
   const titleId = `what-${approval.approval_id}`;
   // The two lines in the page's language, as the core rendered them from the change.
-  const lines = approval.request_in?.[words.language] ?? approval.request;
+  const lines = approval.request_in?.[words.languageCode] ?? approval.request;
   const shownFacts = approval.state === "pending" ? facts : null;
   const cautions = approval.state === "pending" ? warnings(approval, shownFacts, words) : [];
   return element(
