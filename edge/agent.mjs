@@ -7,6 +7,7 @@
 // commands an admin sends through the guard (instruction, goal, stop, resume, discard, rule changes).
 import { Closer, MemoryStore, Watcher, createControlLoop, memoryLogStore, openAICompatible, pickWatcherPersona } from "agent-governor";
 import { judgeWithinMoves } from "./judge-within-moves.mjs";
+import { reviewsWithinChange } from "./reviews-within-change.mjs";
 import { boardChange, presenceReporter } from "./agent-presence.mjs";
 import { carryOut, followCommands } from "./agent-commands.mjs";
 
@@ -43,7 +44,9 @@ export async function startGovernedAgent({
   narrowJudgement = false,
   rules = null,
 }) {
-  const query = openAICompatible({ baseUrl: llm.url, model: llm.model, apiKey: llm.apiKey, timeoutMs: 180_000 });
+  const client = openAICompatible({ baseUrl: llm.url, model: llm.model, apiKey: llm.apiKey, timeoutMs: 180_000 });
+  // Under a grammar (the embedded model) the reviews' free strings are short too (see reviews-within-change.mjs).
+  const query = narrowJudgement ? reviewsWithinChange(client) : client;
   let moves = [];
   const narrowed = narrowJudgement ? judgeWithinMoves(query, () => moves, "status_change") : query;
   // What the agent is doing, as the inbox shows it; `activity` is set while a port of the loop runs.

@@ -4,6 +4,7 @@
 // approval inbox and the component showcase), and a governed agent: the control loop judging the board with the
 // model and proposing each change to the guard. Ctrl-C stops everything.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer } from "./serve.mjs";
@@ -41,7 +42,9 @@ try {
     console.log(`model: ${llm.model} at ${llm.url}`);
   } else {
     const { startModelServer } = await import("./local-llm/server.mjs");
-    const local = await startModelServer({ port: Number(process.env.LLM_PORT ?? 0) });
+    // Every core for the model (LLM_THREADS to choose): its judgement and the two reviews come one after another.
+    const threads = Number(process.env.LLM_THREADS ?? availableParallelism());
+    const local = await startModelServer({ port: Number(process.env.LLM_PORT ?? 0), threads });
     llm = { url: local.url, model: local.model, label: `local ${local.model}` };
     console.log(`model: embedded ${local.model}, OpenAI-compatible at ${local.url}`);
   }

@@ -71,10 +71,11 @@ async function readBody(request) {
   }
 }
 
-export async function startModelServer({ port = 0, modelPath = defaultModelPath } = {}) {
+/** `threads`: CPU threads for generation (1 in tests, beside other work; `npm start` uses every core it has). */
+export async function startModelServer({ port = 0, modelPath = defaultModelPath, threads = 1 } = {}) {
   const llama = await getLlama({ gpu: false, build: "never", logLevel: "error" });
   const model = await llama.loadModel({ modelPath });
-  const context = await model.createContext({ contextSize: 4096, threads: 1 });
+  const context = await model.createContext({ contextSize: 4096, threads });
   const grammars = new Map();
   let queue = Promise.resolve();
 

@@ -10,6 +10,7 @@ import { startGovernedAgent } from "../../edge/agent.mjs";
 import { AGENT, startGuardService } from "./edge-service-support.mjs";
 
 const judgementSchemas = [];
+const reviewSchemas = {};
 
 /** The first choice of a oneOf, with each const as its value and each free string filled in. */
 function firstChoice(schema) {
@@ -31,8 +32,10 @@ function scriptedModel() {
       // The first judgement picks the first move; later ones wait (the last alternative).
       answer = firstChoice(judgementSchemas.length === 1 ? schema : { oneOf: [schema.oneOf.at(-1)] });
     } else if (name === "watcher_verdict") {
+      reviewSchemas[name] = schema;
       answer = { pass: false, issues: ["CRITICAL: scripted"], inspection_log: "1. read", blindspots_covered: ["a"], misclassification_detected: false, reclassification_suggestion: null, trade_offs_acknowledged: true };
     } else {
+      reviewSchemas[name] = schema;
       answer = { checklist: [{ id: "moves", description: "the move is one the board allows", completed: true, evidence: "preview" }], allComplete: true, summary: "ok", pendingActions: [], confidence: 0.9 };
     }
     response.writeHead(200, { "content-type": "application/json" });
@@ -97,4 +100,17 @@ test("the judge is sent the moves the skill allows now; the chosen move is propo
   assert.deepEqual(proposal.evidence.watcher.issues, ["CRITICAL: scripted"]);
   assert.equal(proposal.evidence.watcher.persona, "Kent Beck");
   assert.equal(board.board.get("task-1"), "todo", "nothing is applied before a person decides");
+  // The reviews are narrowed too: short lists, and every free string short.
+  assert.equal(reviewSchemas.closer_output.properties.checklist.maxItems, 3);
+  assert.equal(reviewSchemas.watcher_verdict.properties.issues.maxItems, 3);
+  const strings = [];
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== "object") return;
+    const types = Array.isArray(node.type) ? node.type : [node.type];
+    if (types.includes("string") && node.const === undefined && node.enum === undefined) strings.push(node.maxLength);
+    Object.values(node).forEach(visit);
+  };
+  visit([reviewSchemas.closer_output, reviewSchemas.watcher_verdict]);
+  assert.ok(strings.length > 5 && strings.every((limit) => typeof limit === "number" && limit <= 400), JSON.stringify(strings));
 });
