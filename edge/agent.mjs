@@ -98,6 +98,8 @@ export async function startGovernedAgent({
   const logs = memoryLogStore({ limitBytes: logLimitBytes });
   let loop = null;
   const approvedRequests = new Map();
+  // The guard's approval id of each action proposed and not yet decided.
+  const proposedFor = new Map();
   let stopped = false;
 
   async function guard(method, path, body) {
@@ -153,6 +155,14 @@ export async function startGovernedAgent({
   /** The loop's approval request becomes a proposal to the guard; the person's decision in the inbox is the answer. */
   async function approve(request) {
     const { node_id, from, to } = request.action.parameters ?? {};
+    // Asked again for the same action (after a stop and a resume, or a restart of the loop's wait): the
+    // proposal already in the inbox is the one to wait for, never a second copy of it.
+    const earlier = proposedFor.get(request.action.id);
+    if (earlier !== undefined) {
+      const { status, body } = await guard("GET", `/v1/approvals/${earlier}`);
+      if (status === 200 && ["pending", "approved"].includes(body.state)) return waitForDecision(request, earlier);
+      proposedFor.delete(request.action.id);
+    }
     const evidence = await during("reviewing", { step: "the Closer and the Watcher review the proposal", what: request.lines[0] }, () =>
       evidenceFor(request.action, request.lines),
     );
@@ -179,18 +189,27 @@ export async function startGovernedAgent({
       return "n";
     }
     const id = proposal.body.approval_id;
+    proposedFor.set(request.action.id, id);
     log(`proposed: ${request.lines[0]} (approval ${id}); waiting for a person`);
-    // No timeout (seed 002): the loop waits until a person decides or the proposal expires.
+    return waitForDecision(request, id);
+  }
+
+  /** No timeout (seed 002): the loop waits until a person decides on approval `id` or it expires. */
+  function waitForDecision(request, id) {
     return during("waiting", { approval_id: id, what: request.lines[0] }, async () => {
       while (!stopped) {
         // A stop or a person's message set the request aside: the answer then comes through the loop.
         if (loop.status().pending?.requestId !== request.requestId && loop.status().mode !== "awaiting_approval") return undefined;
         const { body } = await guard("GET", `/v1/approvals/${id}`);
         if (body.state === "approved") {
+          proposedFor.delete(request.action.id);
           approvedRequests.set(request.action.id, body.executor_request);
           return "y";
         }
-        if (body.state !== "pending") return "n";
+        if (body.state !== "pending") {
+          proposedFor.delete(request.action.id);
+          return "n";
+        }
         await new Promise((resolve) => setTimeout(resolve, pollMs));
       }
       return undefined;

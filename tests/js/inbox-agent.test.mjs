@@ -246,3 +246,41 @@ test("the command channel: a replayed command, a non-admin's command, malformed 
   assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "idle", since_ms: "soon" }, AGENT)).status, 400);
   assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "idle", note: "x".repeat(20_000) }, AGENT)).status, 413);
 });
+
+test("stop and resume through signed commands: the agent pauses, and on resume waits for the same proposal, never a copy", async () => {
+  const api = guard.client;
+  const code = await api.post("/v1/enrollments", { approver: "erin", roles: ["admin"] }, ADMIN);
+  const { generateApproverKey } = await import("../../dist/guard/node.js");
+  const key = await generateApproverKey({ keyId: "desk" });
+  const registered = await api.post("/v1/approvers/erin/keys", { key_id: "desk", ...key.publicKey, enrollment_code: code.body.enrollment_code });
+  assert.equal(registered.status, 201, JSON.stringify(registered.body));
+  const erin = { ...key, keyId: registered.body.key_id };
+  const send = async (line) => {
+    const { version } = (await api.get(`/v1/agents/${AGENT_ID}/commands`, INBOX)).body;
+    const sent = await api.post(`/v1/agents/${AGENT_ID}/commands`, { action: await humanAction("command", `agent:${AGENT_ID}`, erin, line, version) });
+    assert.equal(sent.status, 201, JSON.stringify(sent.body));
+  };
+  const presence = async () => (await api.get(`/v1/agents/${AGENT_ID}/status`, INBOX)).body;
+  const waiting = await waitFor(async () => {
+    const status = await presence();
+    return status?.state === "waiting" ? status : null;
+  }, "the agent waiting for a person");
+  const pendingBefore = await pendingProposals();
+  assert.equal(pendingBefore.length, 1);
+
+  await send("stop");
+  await waitFor(async () => (await presence())?.state === "paused", "the agent paused");
+  assert.equal(agent.loop.status().mode, "interrupted", "what it waited for is set aside");
+  assert.equal((await pendingProposals()).length, 1, "the proposal stays for the person to see");
+
+  await send("resume");
+  const resumed = await waitFor(async () => {
+    const status = await presence();
+    return status?.state === "waiting" ? status : null;
+  }, "the agent waiting again");
+  assert.equal(resumed.approval_id, waiting.approval_id, "it waits for the same proposal");
+  const pendingAfter = await pendingProposals();
+  assert.deepEqual(pendingAfter.map((proposal) => proposal.approval_id), pendingBefore.map((proposal) => proposal.approval_id), "no copy was proposed");
+  const records = await agent.logTail();
+  assert.ok(records.some((record) => record.event_summary === "human message" && /erin paused the agent/.test(record.cause)), JSON.stringify(records.slice(-8)));
+});

@@ -427,7 +427,7 @@ test("layout: 400-character tokens in every text field never widen the page, fro
   const node = `${nextNode()}-${"n".repeat(230)}`.slice(0, 256);
   board.board.set(node, "todo");
   const long = await propose(guard.client, node, { type: "status_change", from: "todo", to: token("t") }, {
-    intent: token("i"),
+    intent: `${token("i")} \u202egnp.exe`,
     reason: token("r"),
     summary: "s".repeat(300),
     impact_scope: "m".repeat(300),
@@ -437,6 +437,7 @@ test("layout: 400-character tokens in every text field never widen the page, fro
     },
   });
   await card(page, long.approval_id).waitFor({ timeout: 10_000 });
+  assert.match(await card(page, long.approval_id).textContent(), /<U\+202E>gnp\.exe/, "a bidi control in the agent's words is shown, not obeyed");
   // A declined one with a long reason lands in History.
   const declinedNode = nextNode();
   board.board.set(declinedNode, "todo");

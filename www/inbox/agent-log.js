@@ -1,7 +1,7 @@
 // The tail of the governed agent's logs (seed 002's JSON lines: time, event, cause, impact scope), the
 // execution, developer and chat channels merged (proposals, decisions, applies, failures, stops, commands),
 // read from the local server that runs the agent beside the inbox; newest last, as a log reads.
-import { element } from "./render.js";
+import { element, shown } from "./render.js";
 
 export async function fetchAgentLog() {
   const response = await fetch("/agent/log", { cache: "no-store" });
@@ -27,7 +27,7 @@ export function showAgentLog(list, records, words) {
         "li",
         { "data-channel": record.channel ?? "execution" },
         element("time", { datetime: record.time, text: new Date(record.time).toLocaleTimeString(words.locale) }),
-        ` ${record.event_summary} · ${record.cause} · ${record.impact_scope}`,
+        ` ${shown(`${record.event_summary} · ${record.cause} · ${record.impact_scope}`)}`,
       ),
     ),
   );

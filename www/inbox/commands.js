@@ -1,7 +1,7 @@
 // The Command UI (seed 002's privileged channel), for approvers with the admin role: each command is a human
 // action signed with the approver's key and sent to the guard, which hands it to the agent once and audits it
 // as privileged. The list shows who sent what and whether the agent has taken it.
-import { element } from "./render.js";
+import { element, shown } from "./render.js";
 
 /** The command's line as the agent receives it (what the approver signs). */
 export function commandLine(verb, text) {
@@ -27,8 +27,8 @@ export function showCommands(list, commands, words) {
         element(
           "li",
           { "data-seq": String(command.seq) },
-          element("span", { class: "agent-text", text: `${command.verb}${command.text ? ` ${command.text}` : ""}` }),
-          element("span", { class: "muted", text: ` · ${command.approver} · ${command.taken_at_ms ? words.commandTaken : words.commandQueued}` }),
+          element("span", { class: "agent-text", text: shown(`${command.verb}${command.text ? ` ${command.text}` : ""}`) }),
+          element("span", { class: "muted", text: ` · ${shown(command.approver)} · ${command.taken_at_ms ? words.commandTaken : words.commandQueued}` }),
         ),
       ),
   );

@@ -2,7 +2,7 @@
 // revoked; revoking one is a `revoke_key` action signed with this device's key (or passkey), made for the key
 // set's current version. Another device is added by registering there with the same name: the local server
 // gives it a code, or an admin gives one (the enrollment code field).
-import { element } from "./render.js";
+import { element, shown } from "./render.js";
 
 /** Fills `list` with the keys of `view` ({ keys }) for `approver` (this device's record). */
 export function showKeys(list, view, approver, words, onRevoke, onRename) {
@@ -16,7 +16,7 @@ export function showKeys(list, view, approver, words, onRevoke, onRename) {
       const item = element(
         "li",
         { "data-key": key.key_id },
-        key.label ? element("strong", { class: "agent-text", "data-testid": "key-label", text: `${key.label} ` }) : null,
+        key.label ? element("strong", { class: "agent-text", "data-testid": "key-label", text: `${shown(key.label)} ` }) : null,
         element("code", { text: key.key_id }),
         element("span", { text: ` · ${key.type === "webauthn" ? words.passkeyKind : words.deviceKind}` }),
         element("span", { class: "muted", text: ` · ${words.keyAdded(new Date(key.created_at_ms).toLocaleDateString(words.locale))}` }),

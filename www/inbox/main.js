@@ -7,7 +7,7 @@
 import { guardApi, followFeed } from "./guard-api.js";
 import { forgetApprover, loadApprover, registerDeviceKey, registerPasskey, signApproval, signHumanAction } from "./approver-keys.js";
 import { showKeys } from "./key-manager.js";
-import { approvalCard, element } from "./render.js";
+import { approvalCard, element, shown } from "./render.js";
 import { outcomeLine, trailOf } from "./outcome.js";
 import { fetchAgentLog, showAgentLog } from "./agent-log.js";
 import { TEXT, wordsFor } from "./i18n.js";
@@ -198,7 +198,7 @@ function historyOf(approval, listId) {
   // A decline's reason is the person's own words: shown apart from the page's sentence.
   const reason = approval.state === "declined" && approval.decision?.reason ? approval.decision.reason : null;
   return [
-    line ? element("p", { class: "outcome", "data-testid": "outcome" }, element("span", { text: reason ? `${line} ` : line }), reason ? element("q", { class: "agent-text", text: reason }) : null) : null,
+    line ? element("p", { class: "outcome", "data-testid": "outcome" }, element("span", { text: reason ? `${line} ` : line }), reason ? element("q", { class: "agent-text", text: shown(reason) }) : null) : null,
     trailOf(state.trails.get(approval.approval_id) ?? [], words()),
   ];
 }

@@ -1,6 +1,6 @@
 // The agent's presence, live from the guard's feed: what it is doing and since when, which approval it waits
 // for, why it stopped and how to go on, and the last change of the board it saw.
-import { element } from "./render.js";
+import { element, shown } from "./render.js";
 
 /** "12 s", "3 min", "1 h 5 min" from milliseconds. */
 export function elapsed(ms) {
@@ -26,25 +26,25 @@ export function showPresence(box, agent, words, now, { isAdmin }) {
       "p",
       { class: "presence-state" },
       element("strong", { "data-testid": "presence-state", text: headline }),
-      agent.step && agent.state !== "stopped" ? element("span", { text: ` · ${words.steps?.[agent.step] ?? agent.step}` }) : null,
+      agent.step && agent.state !== "stopped" ? element("span", { text: ` · ${words.steps?.[agent.step] ?? shown(agent.step)}` }) : null,
       since ? element("span", { class: "muted", "data-testid": "presence-elapsed", text: ` · ${words.forTime(since)}` }) : null,
     ),
   );
   if (agent.state === "waiting" && agent.approval_id) {
-    lines.push(element("p", {}, element("a", { href: `#approval-${agent.approval_id}`, text: words.waitingFor(agent.what ?? agent.approval_id) })));
+    lines.push(element("p", {}, element("a", { href: `#approval-${agent.approval_id}`, text: words.waitingFor(shown(agent.what ?? agent.approval_id)) })));
   } else if (agent.what && ["reviewing", "executing"].includes(agent.state)) {
-    lines.push(element("p", { text: agent.what }));
+    lines.push(element("p", { text: shown(agent.what) }));
   }
   if (agent.state === "stopped") {
     const kind = agent.halt?.kind ?? "";
-    lines.push(element("p", { "data-testid": "presence-why", text: words.stoppedWhy(kind, agent.halt?.reason ?? "") }));
+    lines.push(element("p", { "data-testid": "presence-why", text: words.stoppedWhy(kind, shown(agent.halt?.reason ?? "")) }));
     lines.push(element("p", { class: "muted", text: isAdmin ? words.goOnAdmin : words.goOnOther }));
   }
   if (agent.state === "paused") lines.push(element("p", { class: "muted", text: isAdmin ? words.pausedAdmin : words.goOnOther }));
-  if (agent.goal) lines.push(element("p", { class: "muted" }, element("span", { text: `${words.goal}: ` }), element("span", { class: "agent-text", text: agent.goal })));
+  if (agent.goal) lines.push(element("p", { class: "muted" }, element("span", { text: `${words.goal}: ` }), element("span", { class: "agent-text", text: shown(agent.goal) })));
   if (agent.board_change) {
     const seen = typeof agent.board_seen_ms === "number" ? words.ago(elapsed(now - agent.board_seen_ms)) : "";
-    lines.push(element("p", { class: "muted", "data-testid": "presence-board", text: words.boardSeen(agent.board_change, seen) }));
+    lines.push(element("p", { class: "muted", "data-testid": "presence-board", text: words.boardSeen(shown(agent.board_change), seen) }));
   }
   if (typeof agent.reported_at_ms === "number" && now - agent.reported_at_ms > 120_000 && !["stopped", "paused", "idle"].includes(agent.state)) {
     lines.push(element("p", { class: "warning", text: words.silent(elapsed(now - agent.reported_at_ms)) }));

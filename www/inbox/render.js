@@ -3,6 +3,16 @@
 // and the transitions it allows, the agent's intent and reason, its age and the time left, each model's
 // evidence labelled with its source and marked advisory, and the actions its state allows.
 
+import { displaySafe } from "agent-governor";
+
+/**
+ * What an agent or a person wrote, made safe to show by the core: control, bidi and zero-width characters
+ * become visible as `<U+XXXX>`, so no text can hide or reorder what is around it.
+ */
+export function shown(text) {
+  return displaySafe(typeof text === "string" ? text : String(text ?? ""));
+}
+
 function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
@@ -28,7 +38,7 @@ function folded(lines) {
 
 /** "Closer · SmolLM2 · advisory": the component, the model that answered, and that it does not decide. */
 function source(name, result, words) {
-  return [name, typeof result.model === "string" && result.model ? result.model : null, words.advisory].filter(Boolean).join(" · ");
+  return [name, typeof result.model === "string" && result.model ? shown(result.model) : null, words.advisory].filter(Boolean).join(" · ");
 }
 
 function evidence(approval, words) {
@@ -36,7 +46,7 @@ function evidence(approval, words) {
   const closer = approval.evidence?.closer;
   if (closer) {
     const checklist = Array.isArray(closer.checklist) ? closer.checklist : [];
-    const lines = folded(checklist.map((item) => `${item?.completed ? "✓" : "✗"} ${item?.description ?? item?.id ?? ""}`));
+    const lines = folded(checklist.map((item) => `${item?.completed ? "✓" : "✗"} ${shown(item?.description ?? item?.id ?? "")}`));
     const list = element("ul", {}, ...lines.map((line) => element("li", { class: "agent-text", text: line })));
     items.push(
       element("dt", { text: source(words.closer, closer, words) }),
@@ -46,11 +56,11 @@ function evidence(approval, words) {
   const watcher = approval.evidence?.watcher;
   if (watcher) {
     const issues = Array.isArray(watcher.issues) ? watcher.issues : [];
-    const lines = folded(issues.map((issue) => (typeof issue === "string" ? issue : issue?.description ?? JSON.stringify(issue))));
+    const lines = folded(issues.map((issue) => shown(typeof issue === "string" ? issue : issue?.description ?? JSON.stringify(issue))));
     const list = element("ul", {}, ...lines.map((line) => element("li", { class: "agent-text", text: line })));
     const persona = typeof watcher.persona === "string" && watcher.persona ? watcher.persona : null;
     items.push(
-      element("dt", {}, element("span", { text: source(words.watcher, watcher, words) }), persona ? element("span", { class: "agent-text", text: ` · ${persona}` }) : null),
+      element("dt", {}, element("span", { text: source(words.watcher, watcher, words) }), persona ? element("span", { class: "agent-text", text: ` · ${shown(persona)}` }) : null),
       element("dd", { "data-testid": "watcher" }, element("span", { text: watcher.pass ? words.pass : words.fail }), list),
     );
   }
@@ -120,11 +130,11 @@ export function approvalCard(approval, words, now, actions, after = [], facts = 
       element("dd", { class: "change" }, element("code", { text: `${approval.node_id}: ${from || "—"} → ${to}` })),
       ...machineFacts(approval, shownFacts, words),
       element("dt", { text: words.intent }),
-      element("dd", { class: "agent-text", text: approval.intent }),
+      element("dd", { class: "agent-text", text: shown(approval.intent) }),
       approval.agent_reason ? element("dt", { text: words.reason }) : null,
-      approval.agent_reason ? element("dd", { class: "agent-text", text: approval.agent_reason }) : null,
+      approval.agent_reason ? element("dd", { class: "agent-text", text: shown(approval.agent_reason) }) : null,
       note ? element("dt", { text: words.agentNote }) : null,
-      note ? element("dd", { class: "agent-note agent-text", text: note }) : null,
+      note ? element("dd", { class: "agent-note agent-text", text: shown(note) }) : null,
       element("dt", { text: words.age }),
       element("dd", { text: ["pending", "approved"].includes(approval.state) ? `${duration(age, words)} · ${words.expires} ${duration(left, words)}` : duration(age, words), "data-testid": "age" }),
       ...evidence(approval, words),
