@@ -8,18 +8,35 @@
 //   stop / resume        pause the agent (what it was doing is interrupted) / go on
 //   whitelist add|remove <type>, prefix <token>   rule changes, persisted through the loop's storage
 
+/** Separators as either this agent or its loop reads them (Unicode white space and NEL). */
+const SEPARATORS = /[\s\u0085\p{Z}]+/u;
+
 /**
- * Carries out one command on `loop`. `agent` is { paused, observeAgain() } of the agent it drives; `who` is
- * the approver's name. Returns a line for the agent's console.
+ * Carries out one command on `loop`. `agent` is { paused, observeAgain() } of the agent it drives. Returns
+ * `{ carried_out, detail }`: what the agent reports to the guard (a command the loop refuses is not carried
+ * out, and says why).
  */
-export function carryOut(loop, agent, { verb, text, approver }) {
+export function carryOut(loop, agent, command) {
+  try {
+    const detail = run(loop, agent, command);
+    return { carried_out: true, detail };
+  } catch (error) {
+    return { carried_out: false, detail: String(error?.message ?? error) };
+  }
+}
+
+function run(loop, agent, { verb, text, approver }) {
   const prefix = loop.state().rules?.privileged_prefix ?? "/dev";
   const mode = loop.status().mode;
   switch (verb) {
-    case "instruction":
+    case "instruction": {
+      // An instruction is words for the agent, never a developer command in disguise (those have their verbs).
+      const first = text.split(SEPARATORS).find((word) => word !== "");
+      if (first === prefix) throw new Error(`an instruction may not start with the privileged prefix ${prefix}: use the command for it`);
       agent.paused = false;
       loop.say(text);
       return `instruction from ${approver}: ${text}`;
+    }
     case "goal":
       agent.paused = false;
       loop.say(`${prefix} goal ${text}`);
@@ -44,14 +61,14 @@ export function carryOut(loop, agent, { verb, text, approver }) {
       agent.observeAgain();
       return `resumed by ${approver}`;
     default:
-      return `unknown command ${verb} from ${approver}: ignored`;
+      throw new Error(`unknown command ${verb}`);
   }
 }
 
 /**
  * Follows the guard's command channel for `agentId`: every `pollMs`, the untaken commands, oldest first,
- * each taken (POST .../commands/{seq}) before `onCommand` runs it. `guard(method, path, body)` answers
- * `{ status, body }`. Returns { stop() }.
+ * each taken (POST .../commands/{seq}) before `onCommand` runs it, then its result (`{ carried_out, detail }`,
+ * what `onCommand` returns) reported. `guard(method, path, body)` answers `{ status, body }`. Returns { stop() }.
  */
 export function followCommands({ guard, agentId, pollMs = 1000, onCommand, onError = () => {} }) {
   let stopped = false;
@@ -67,11 +84,15 @@ export function followCommands({ guard, agentId, pollMs = 1000, onCommand, onErr
         if (stopped) break;
         const taken = await guard("POST", `${base}/${command.seq}`, {});
         if (taken.status !== 200) continue;
+        let result;
         try {
-          await onCommand(command);
+          result = await onCommand(command);
         } catch (error) {
           onError(error, command);
+          result = { carried_out: false, detail: String(error?.message ?? error) };
         }
+        // What became of it, for the person who sent it (a report that fails leaves it "taken, outcome unknown").
+        await guard("POST", `${base}/${command.seq}`, { result }).catch((error) => onError(error, command));
       }
     } catch (error) {
       onError(error, null);

@@ -5,7 +5,7 @@
 // Its execution log (seed 002: JSON lines, size-based retention) is kept in memory and read by `logTail`.
 // It reports what it is doing to the guard (its presence, shown live in the inbox) and takes the privileged
 // commands an admin sends through the guard (instruction, goal, stop, resume, discard, rule changes).
-import { Closer, MemoryStore, Watcher, createControlLoop, memoryLogStore, openAICompatible, pickWatcherPersona } from "agent-governor";
+import { Closer, MemoryStore, Watcher, createControlLoop, memoryLogStore, openAICompatible, parseTime, pickWatcherPersona } from "agent-governor";
 import { judgeWithinMoves } from "./judge-within-moves.mjs";
 import { reviewsWithinChange } from "./reviews-within-change.mjs";
 import { boardChange, presenceReporter } from "./agent-presence.mjs";
@@ -157,16 +157,20 @@ export async function startGovernedAgent({
     const { node_id, from, to } = request.action.parameters ?? {};
     // Asked again for the same action (after a stop and a resume, or a restart of the loop's wait): the
     // proposal already in the inbox is the one to wait for, never a second copy of it.
-    const earlier = proposedFor.get(request.action.id);
+    const earlier = proposedFor.get(request.action.id) ?? (await pendingProposalOf(node_id, request.action.type, from, to));
     if (earlier !== undefined) {
       const { status, body } = await guard("GET", `/v1/approvals/${earlier}`);
-      if (status === 200 && ["pending", "approved"].includes(body.state)) return waitForDecision(request, earlier);
+      if (status === 200 && ["pending", "approved"].includes(body.state)) {
+        proposedFor.set(request.action.id, earlier);
+        return waitForDecision(request, earlier);
+      }
       proposedFor.delete(request.action.id);
     }
     const evidence = await during("reviewing", { step: "the Closer and the Watcher review the proposal", what: request.lines[0] }, () =>
       evidenceFor(request.action, request.lines),
     );
-    if (stopped) return undefined;
+    // Stopped or paused during the reviews: nothing is proposed (a resume asks again).
+    if (stopped || control.paused || loop.status().mode !== "awaiting_approval") return undefined;
     // The agent observes again before proposing: a move from a state the board has left is never proposed;
     // the loop judges the board as it is now instead.
     const current = await nodeStatus(node_id);
@@ -192,6 +196,23 @@ export async function startGovernedAgent({
     proposedFor.set(request.action.id, id);
     log(`proposed: ${request.lines[0]} (approval ${id}); waiting for a person`);
     return waitForDecision(request, id);
+  }
+
+  /**
+   * This agent's proposal of the same change still waiting for a person (made before a restart of the
+   * agent), so that the person never sees the same change twice; undefined when there is none.
+   */
+  async function pendingProposalOf(nodeId, type, from, to) {
+    const { status, body } = await guard("GET", "/v1/approvals?state=pending&limit=100");
+    if (status !== 200) return undefined;
+    return body.approvals.find(
+      (approval) =>
+        approval.agent_id === AGENT_ID &&
+        approval.node_id === nodeId &&
+        approval.proposed_change?.type === type &&
+        approval.proposed_change?.from === from &&
+        approval.proposed_change?.to === to,
+    )?.approval_id;
   }
 
   /** No timeout (seed 002): the loop waits until a person decides on approval `id` or it expires. */
@@ -302,6 +323,12 @@ export async function startGovernedAgent({
     lastBoard = "";
     observe();
   };
+  // A stop survives a restart: the guard kept the agent's last report.
+  const last = await guard("GET", `/v1/agents/${AGENT_ID}/status`).catch(() => null);
+  if (last?.status === 200 && last.body?.paused === true) {
+    control.paused = true;
+    log("paused, as before the restart: a resume or an instruction sets it going");
+  }
   await observe();
   const timer = setInterval(observe, 3000);
   const commands = followCommands({
@@ -309,12 +336,21 @@ export async function startGovernedAgent({
     agentId: AGENT_ID,
     pollMs,
     onCommand: (command) => {
-      log(`command: ${carryOut(loop, control, command)}`);
+      const chatBefore = lastChat;
+      const result = carryOut(loop, control, command);
+      // The loop says when it refuses a developer command: that command was not carried out.
+      if (result.carried_out && lastChat !== chatBefore && /^Developer command refused/.test(lastChat ?? "")) {
+        result.carried_out = false;
+        result.detail = lastChat;
+      }
+      log(`command ${command.seq}: ${result.carried_out ? "" : "not carried out: "}${result.detail}`);
       setTimeout(syncPresence, 0);
+      return result;
     },
     onError: (error, command) => log(`command ${command ? command.seq : "channel"}: ${error.message}`),
   });
   return {
+    id: AGENT_ID,
     loop,
     /** The newest records of the execution, developer and chat logs, oldest first, each with its `channel`. */
     async logTail() {
@@ -325,7 +361,15 @@ export async function startGovernedAgent({
           if (line !== "") records.push({ ...JSON.parse(line), channel });
         }
       }
-      return records.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0)).slice(-LOG_TAIL_LINES);
+      // Ordered by the time the core reads from each record (never compared as text).
+      for (const record of records) {
+        try {
+          record.time_ms = parseTime(record.time);
+        } catch {
+          record.time_ms = null;
+        }
+      }
+      return records.sort((a, b) => (a.time_ms ?? 0) - (b.time_ms ?? 0)).slice(-LOG_TAIL_LINES);
     },
     presence: () => presence.current(),
     stop() {

@@ -84,7 +84,7 @@ async function relayToGuard(guard, request, response, path) {
 
 /**
  * First-run registration on this machine: a one-time enrollment code from the guard, asked for with the admin
- * token the local server holds; the approver it enrolls has the admin role (the Command UI). Only a server started with the admin token (npm start's local guard) offers
+ * token the local server holds; the first approver it enrolls has the admin role (the Command UI). Only a server started with the admin token (npm start's local guard) offers
  * it; a deployment hands codes out to its approvers instead.
  */
 async function enrollHere(guard, request, response) {
@@ -102,11 +102,14 @@ async function enrollHere(guard, request, response) {
     return response.end(JSON.stringify({ code: "invalid_input", message: "the body must be JSON: { approver }", path: "" }));
   }
   try {
-    // The person at this machine runs the agent: they are its admin (the Command UI is theirs).
+    // The first person to register on this machine's guard is its admin (the Command UI is theirs); anyone
+    // after that is an approver, and an admin's role stays with their name when they add a device.
+    const keys = await fetch(`${guard.url}/v1/keys`, { headers: { authorization: `Bearer ${guard.inboxToken}` } });
+    const first = keys.ok && (await keys.json()).keys.length === 0;
     const upstream = await fetch(`${guard.url}/v1/enrollments`, {
       method: "POST",
       headers: { authorization: `Bearer ${guard.adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({ approver, roles: ["admin"] }),
+      body: JSON.stringify({ approver, roles: first ? ["admin"] : [] }),
     });
     response.writeHead(upstream.status, { "content-type": "application/json", "cache-control": "no-store" });
     response.end(Buffer.from(await upstream.arrayBuffer()));
@@ -139,6 +142,19 @@ function relayFeed(guard, request, socket, head) {
   upstream.on("error", close);
   socket.on("error", close);
   socket.on("close", close);
+}
+
+/**
+ * Whether a request comes from this server's own pages: its Host is this server (a name another site
+ * rebinds to 127.0.0.1 is refused) and, when the browser says where the page came from, its Origin is this
+ * server too. The relays add tokens: no other site's page may use them.
+ */
+function fromOwnPage(server, request) {
+  const port = server.address()?.port;
+  const hosts = [`localhost:${port}`, `127.0.0.1:${port}`];
+  if (!hosts.includes(request.headers.host ?? "")) return false;
+  const origin = request.headers.origin;
+  return origin === undefined || hosts.some((host) => origin === `http://${host}`);
 }
 
 /** The demo task board's state (GET {board}/board), for /board.html; 503 when no board runs beside this server. */
@@ -183,6 +199,11 @@ export async function startServer(port = 0, { llm = null, guard = null, agent = 
   const server = createServer(async (request, response) => {
     const url = new URL(request.url, "http://localhost");
     const urlPath = url.pathname;
+    // What acts with the server's tokens answers only this server's own pages (see `fromOwnPage`).
+    if ((urlPath.startsWith("/v1/") || urlPath === "/inbox/enrollment" || urlPath.startsWith("/llm/")) && !fromOwnPage(server, request)) {
+      response.writeHead(403, { "content-type": "application/json" });
+      return response.end(JSON.stringify({ code: "forbidden", message: "only this server's own pages may use it (Host and Origin must be this server)", path: "" }));
+    }
     if (request.method === "POST" && urlPath === "/llm/chat/completions") return relayToModel(llm, request, response);
     if (urlPath.startsWith("/v1/")) return relayToGuard(guard, request, response, `${urlPath}${url.search}`);
     if (request.method === "POST" && urlPath === "/inbox/enrollment") return enrollHere(guard, request, response);
@@ -194,6 +215,8 @@ export async function startServer(port = 0, { llm = null, guard = null, agent = 
         JSON.stringify({
           llm: llm ? { model: llm.model, endpoint: llm.label ?? llm.url } : null,
           guard: guard ? { rpId: guard.rpId ?? "localhost" } : null,
+          // The agent this server runs beside (npm start): the inbox shows and commands it.
+          agent: currentAgent?.id ? { id: currentAgent.id } : null,
         }),
       );
     }
@@ -212,7 +235,10 @@ export async function startServer(port = 0, { llm = null, guard = null, agent = 
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
-  server.on("upgrade", (request, socket, head) => relayFeed(guard, request, socket, head));
+  server.on("upgrade", (request, socket, head) => {
+    if (!fromOwnPage(server, request)) return socket.destroy();
+    relayFeed(guard, request, socket, head);
+  });
   /** Stops listening and closes every connection now, open tabs' feeds included. */
   server.shutdown = () =>
     new Promise((resolveClose) => {

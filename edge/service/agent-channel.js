@@ -23,40 +23,77 @@ export function agentId(value) {
   return id;
 }
 
-/** The version a signed command names: the agent's command channel (each command is single-use by its nonce). */
-export function commandChannelVersion(agent) {
-  return stateVersion(JSON.stringify(["agent-commands", agent]));
+/**
+ * The version a signed command names: the agent's command channel on this guard (its audience), so a
+ * command signed for one guard is refused by another; each command is single-use by its nonce.
+ */
+export function commandChannelVersion(audience, agent) {
+  return stateVersion(JSON.stringify(["agent-commands", audience, agent]));
 }
+
+/** Characters that separate words for the agent's loop or for this guard (Unicode white space and NEL). */
+const SEPARATORS = /[\s\u0085\p{Z}]+/u;
+/** A rule's token: no separator, control, format or unassigned character. */
+const TOKEN = /^[^\s\u0085\p{Z}\p{Cc}\p{Cf}\p{Cn}]+$/u;
 
 /** The verb and the rest of a command line; an unknown verb or a missing text is refused before anything is used. */
 export function readCommand(detail) {
   const line = requireText(detail, "action.detail", { max: 64 * 1024 });
-  const verb = line.trim().split(/\s+/u)[0] ?? "";
+  // The verb is the line's first word exactly, followed by one space (or nothing): no other spacing is read.
+  const verb = line.split(" ", 1)[0];
   if (!COMMAND_VERBS.includes(verb)) {
     throw new HttpError(400, "invalid_input", `a command starts with one of ${COMMAND_VERBS.join(", ")}`, "action.detail");
   }
-  const text = line.trim().slice(verb.length).trim();
+  const text = line.slice(verb.length + 1);
+  if (line.length > verb.length && line[verb.length] !== " ") throw new HttpError(400, "invalid_input", "a verb is followed by one space", "action.detail");
   const needsText = ["instruction", "goal", "whitelist", "prefix"].includes(verb);
   if (needsText && text === "") throw new HttpError(400, "invalid_input", `\`${verb}\` needs its text after the verb`, "action.detail");
   if (!needsText && text !== "") throw new HttpError(400, "invalid_input", `\`${verb}\` takes no text`, "action.detail");
-  if (verb === "whitelist" && !/^(add|remove) \S+$/u.test(text)) {
+  const words = text.split(" ");
+  if (verb === "whitelist" && !(words.length === 2 && ["add", "remove"].includes(words[0]) && TOKEN.test(words[1]))) {
     throw new HttpError(400, "invalid_input", "`whitelist` is `whitelist add <type>` or `whitelist remove <type>`", "action.detail");
   }
-  if (verb === "prefix" && /\s/u.test(text)) throw new HttpError(400, "invalid_input", "`prefix` takes one token", "action.detail");
+  if (verb === "prefix" && !TOKEN.test(text)) throw new HttpError(400, "invalid_input", "`prefix` takes one token", "action.detail");
+  if (["instruction", "goal"].includes(verb) && text.trim() === "") {
+    throw new HttpError(400, "invalid_input", `\`${verb}\` needs its text after the verb`, "action.detail");
+  }
   return { verb, text };
 }
 
-/** The agent's own report, checked for shape and size; the guard adds when it arrived. */
+/** Each field a report may carry, with the longest text it may hold (the guard adds `agent_id` and when it arrived). */
+const STATUS_TEXT_FIELDS = { step: 200, approval_id: 128, what: 1000, goal: 4000, last_message: 4000, board_change: 1000 };
+const STATUS_TIME_FIELDS = ["since_ms", "board_seen_ms"];
+/** The control loop's halt kinds (HaltKind); any other is shown as "other". */
+const HALT_KINDS = ["declined", "failed", "judgement_failed", "restart_needed", "outcome_unknown", "not_persisted"];
+
+/**
+ * The agent's own report, field by field: a known field of the wrong type, or any other field, is a typed
+ * 400 (a report is shown to people: nothing in it may be an object where text is expected).
+ */
 export async function readStatus(request) {
   const body = await readJsonObject(request);
-  if (!AGENT_STATES.includes(body.state)) throw new HttpError(400, "invalid_input", `state must be one of ${AGENT_STATES.join(", ")}`, "state");
   if (JSON.stringify(body).length > MAX_STATUS_BYTES) throw new HttpError(413, "payload_too_large", `a status report is at most ${MAX_STATUS_BYTES} bytes`);
-  for (const field of ["since_ms", "board_seen_ms"]) {
+  onlyKeys(body, ["state", "paused", "halt", ...Object.keys(STATUS_TEXT_FIELDS), ...STATUS_TIME_FIELDS]);
+  if (!AGENT_STATES.includes(body.state)) throw new HttpError(400, "invalid_input", `state must be one of ${AGENT_STATES.join(", ")}`, "state");
+  const status = { state: body.state, paused: body.paused === true };
+  if (body.paused !== undefined && typeof body.paused !== "boolean") throw new HttpError(400, "invalid_input", "`paused` must be true or false", "paused");
+  for (const [field, max] of Object.entries(STATUS_TEXT_FIELDS)) {
+    status[field] = body[field] === undefined || body[field] === null ? null : requireText(body[field], field, { max });
+  }
+  for (const field of STATUS_TIME_FIELDS) {
     if (body[field] !== undefined && body[field] !== null && !Number.isSafeInteger(body[field])) {
       throw new HttpError(400, "invalid_input", `\`${field}\` must be a time in milliseconds since the epoch`, field);
     }
+    status[field] = body[field] ?? null;
   }
-  return body;
+  status.halt = null;
+  if (body.halt !== undefined && body.halt !== null) {
+    if (typeof body.halt !== "object" || Array.isArray(body.halt)) throw new HttpError(400, "invalid_input", "`halt` must be { kind, reason }", "halt");
+    onlyKeys(body.halt, ["kind", "reason"], "halt");
+    const kind = requireText(body.halt.kind, "halt.kind", { max: 64 });
+    status.halt = { kind: HALT_KINDS.includes(kind) ? kind : "other", reason: body.halt.reason == null ? "" : requireText(body.halt.reason, "halt.reason", { max: 1000 }) };
+  }
+  return status;
 }
 
 /** The body of a signed command: `{ action }`, a `command` human action about `agent:<id>`. */
@@ -74,13 +111,23 @@ export async function readCommandBody(request, agent) {
   return { action, command: readCommand(action.detail) };
 }
 
-export function commandsView(db, agent, url) {
+/** What an agent reports after carrying out a command it took: `{ carried_out, detail }`. */
+export function readCommandResult(body) {
+  onlyKeys(body, ["result"]);
+  const result = body.result;
+  if (result === null || typeof result !== "object" || Array.isArray(result)) throw new HttpError(400, "invalid_input", "`result` must be { carried_out, detail }", "result");
+  onlyKeys(result, ["carried_out", "detail"], "result");
+  if (typeof result.carried_out !== "boolean") throw new HttpError(400, "invalid_input", "`result.carried_out` must be true or false", "result.carried_out");
+  return { carried_out: result.carried_out, detail: result.detail == null ? "" : requireText(result.detail, "result.detail", { max: 1000 }) };
+}
+
+export function commandsView(db, agent, url, audience) {
   const since = Number(url.searchParams.get("since") ?? 0);
   if (!Number.isSafeInteger(since) || since < 0) throw new HttpError(400, "invalid_input", "since must be a whole number (a command's seq)", "since");
   const untaken = url.searchParams.get("untaken") === "true";
   return json({
     agent_id: agent,
-    version: commandChannelVersion(agent),
+    version: commandChannelVersion(audience, agent),
     commands: db.agentCommands(agent, since, untaken, MAX_COMMANDS).map(commandView),
   });
 }
@@ -95,5 +142,7 @@ export function commandView(row) {
     key_id: row.key_id,
     at_ms: row.at,
     taken_at_ms: row.taken_at,
+    // Set by the agent once it carried the command out (or could not): until then a taken command's outcome is unknown.
+    result: row.result === null || row.result === undefined ? null : JSON.parse(row.result),
   };
 }

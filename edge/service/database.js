@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS agent_commands (
   key_id TEXT NOT NULL,
   verb TEXT NOT NULL,
   text TEXT NOT NULL,
-  taken_at INTEGER
+  taken_at INTEGER,
+  result TEXT
 );
 CREATE INDEX IF NOT EXISTS agent_commands_by_agent ON agent_commands (agent_id, seq);
 `;
@@ -57,6 +58,10 @@ export class Database {
   constructor(sql) {
     this.sql = sql;
     sql.exec(SCHEMA);
+    // A command table made before commands had results gets the column.
+    if (!this.rows("PRAGMA table_info(agent_commands)").some((column) => column.name === "result")) {
+      sql.exec("ALTER TABLE agent_commands ADD COLUMN result TEXT");
+    }
   }
 
   rows(query, ...bindings) {
@@ -289,7 +294,8 @@ export class Database {
   }
 
   agentStatuses() {
-    return this.rows("SELECT * FROM agent_status ORDER BY agent_id").map((row) => ({ agent_id: row.agent_id, reported_at_ms: row.at, ...JSON.parse(row.status) }));
+    // The guard's own fields last: a report never names another agent or another time.
+    return this.rows("SELECT * FROM agent_status ORDER BY agent_id").map((row) => ({ ...JSON.parse(row.status), agent_id: row.agent_id, reported_at_ms: row.at }));
   }
 
   insertAgentCommand({ agentId, at, approver, keyId, verb, text }) {
@@ -320,6 +326,18 @@ export class Database {
   /** Marks a command taken by its agent; false when it was taken already (a command is handed over once). */
   takeAgentCommand(agentId, seq, at) {
     return this.sql.exec("UPDATE agent_commands SET taken_at = ? WHERE agent_id = ? AND seq = ? AND taken_at IS NULL", at, agentId, seq).rowsWritten === 1;
+  }
+
+  /** Records what became of a taken command, once; false when it is not taken or has a result already. */
+  recordCommandResult(agentId, seq, result) {
+    return (
+      this.sql.exec(
+        "UPDATE agent_commands SET result = ? WHERE agent_id = ? AND seq = ? AND taken_at IS NOT NULL AND result IS NULL",
+        JSON.stringify(result),
+        agentId,
+        seq,
+      ).rowsWritten === 1
+    );
   }
 
   // ---- audit trail ----

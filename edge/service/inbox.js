@@ -8,7 +8,7 @@ import { HttpError, errorResponse, json, onlyKeys, pathSegments, readJsonObject,
 import { APPROVAL_STATES, approvalView, readProposal, reconfirmation, unreadableView } from "./proposal.js";
 import { ReceiptLog } from "./receipts.js";
 import { notifyWebhook, proposalMessage, unknownOutcomeMessage } from "./webhook.js";
-import { agentId, commandChannelVersion, commandView, commandsView, readCommandBody, readStatus } from "./agent-channel.js";
+import { agentId, commandChannelVersion, commandView, commandsView, readCommandBody, readCommandResult, readStatus } from "./agent-channel.js";
 import { readSkillUrls, upstreamSkill } from "./skills.js";
 
 export const ROLES_HEADER = "x-agent-governor-roles";
@@ -202,13 +202,13 @@ export class ApprovalInbox extends DurableObject {
         return this.reportStatus(agentId(id), request);
       case "GET agents/:id/commands":
         need("agent", "inbox", "admin");
-        return commandsView(this.db, agentId(id), url);
+        return commandsView(this.db, agentId(id), url, this.audience);
       case "POST agents/:id/commands":
         // Signed by an approver with the admin role: no token makes a command.
         return this.command(agentId(id), request);
       case "POST agents/:id/commands/:key":
         need("agent");
-        return this.takeCommand(agentId(id), subId);
+        return this.takeCommand(agentId(id), subId, request);
       default: {
         const allowed = ROUTE_METHODS[shape];
         if (allowed) throw new HttpError(405, "method_not_allowed", `${url.pathname} answers ${allowed.join(", ")}, not ${method}`);
@@ -613,7 +613,7 @@ export class ApprovalInbox extends DurableObject {
     const status = await readStatus(request);
     const now = Date.now();
     this.db.putAgentStatus(agent, now, status);
-    this.broadcast({ type: "agent_status", status: { agent_id: agent, reported_at_ms: now, ...status } });
+    this.broadcast({ type: "agent_status", status: { ...status, agent_id: agent, reported_at_ms: now } });
     return json({ agent_id: agent, reported_at_ms: now });
   }
 
@@ -633,7 +633,7 @@ export class ApprovalInbox extends DurableObject {
     if (!this.rolesOf(signer.approver).includes("admin")) {
       throw new HttpError(403, "forbidden", `\`${signer.approver}\` is not an admin: only an approver with the admin role commands an agent`, "action.key_id");
     }
-    await this.takeAction(`agent:${agent}`, action, ["command"], commandChannelVersion(agent));
+    await this.takeAction(`agent:${agent}`, action, ["command"], commandChannelVersion(this.audience, agent));
     const now = Date.now();
     const row = this.db.insertAgentCommand({ agentId: agent, at: now, approver: signer.approver, keyId: signer.key_id, ...command });
     this.db.appendAudit(now, null, "privileged_command", { agent_id: agent, seq: row.seq, verb: command.verb, text: command.text, approver: signer.approver, key_id: signer.key_id, nonce: action.nonce });
@@ -641,11 +641,25 @@ export class ApprovalInbox extends DurableObject {
     return json(commandView(row), 201);
   }
 
-  /** The agent takes a command before acting on it: a command is handed over once, whatever happens next. */
-  takeCommand(agent, seqText) {
+  /**
+   * The agent takes a command before acting on it (a command is handed over once, whatever happens next);
+   * with `{ result }` it then says what became of it, once.
+   */
+  async takeCommand(agent, seqText, request) {
     const seq = Number(seqText);
     if (!Number.isSafeInteger(seq) || seq < 1) throw new HttpError(400, "invalid_input", "a command is named by its seq", "seq");
     if (this.db.agentCommand(agent, seq) === null) throw new HttpError(404, "not_found", `agent \`${agent}\` has no command ${seq}`);
+    const hasBody = (request.headers.get("content-type") ?? "") !== "";
+    const body = hasBody ? await readJsonObject(request) : {};
+    if (body.result !== undefined) {
+      const result = readCommandResult(body);
+      if (!this.db.recordCommandResult(agent, seq, result)) throw new HttpError(409, "conflict", `command ${seq} is not taken, or its result is recorded already`);
+      const row = this.db.agentCommand(agent, seq);
+      this.db.appendAudit(Date.now(), null, "command_result", { agent_id: agent, seq, ...result });
+      this.broadcast({ type: "command", command: commandView(row) });
+      return json(commandView(row));
+    }
+    onlyKeys(body, ["result"]);
     if (!this.db.takeAgentCommand(agent, seq, Date.now())) throw new HttpError(409, "already_taken", `command ${seq} was taken already`);
     const row = this.db.agentCommand(agent, seq);
     this.db.appendAudit(row.taken_at, null, "command_taken", { agent_id: agent, seq });

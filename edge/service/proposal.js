@@ -68,6 +68,16 @@ export function requestLines(nodeId, change, language = "en") {
 
 const iso = (millis) => (millis === null || millis === undefined ? null : formatTime(millis));
 
+/** A stored time read by the core, or null when absent or unreadable. */
+function coreTime(text) {
+  if (typeof text !== "string") return null;
+  try {
+    return parseTime(text);
+  } catch {
+    return null;
+  }
+}
+
 /** When a stored confirmation was confirmed, read by the core; null when the stored text is unreadable. */
 function confirmedAt(confirmation) {
   try {
@@ -140,6 +150,14 @@ export function approvalView(row, confirmationText, now, { requestFor, audience,
         ? null
         : { decision: row.decision, at: iso(row.decided_at), key_id: row.decided_by, reason: row.decline_reason ?? confirmation?.reason ?? null },
     confirmation: confirmation === null ? null : publicConfirmation(confirmation),
+    // The lifecycle's times in milliseconds, read by the core, for a page that shows them (it parses no date).
+    times_ms: {
+      decided_at: row.decided_at ?? null,
+      confirmed_at: coreTime(confirmation?.confirmed_at),
+      in_flight_at: coreTime(confirmation?.in_flight_at),
+      consumed_at: coreTime(confirmation?.consumed_at),
+      invalidated_at: coreTime(confirmation?.invalidated_at),
+    },
     // What the agent sends to POST /v1/apply once approved.
     executor_request: confirmation ? requestFor(confirmation) : null,
     // When an Apply found the node moved on: its current status and the transitions a person may pick.

@@ -52,10 +52,11 @@ async function proposal() {
 
 const card = (page, id) => page.locator(`.approval[data-id="${id}"]`);
 
-/** A device key's approval: the first press arms it, the second (within a few seconds) approves. */
+/** A device key's approval: the first press arms it, the second (a moment later, within a few seconds) approves. */
 async function approveWithDeviceKey(page, id) {
   await card(page, id).locator("[data-action=approve]").click();
   await card(page, id).locator("[data-action=approve].confirming").waitFor({ timeout: 5_000 });
+  await new Promise((resolve) => setTimeout(resolve, 600));
   await card(page, id).locator("[data-action=approve]").click();
 }
 
@@ -83,6 +84,11 @@ test("a device key registered on first run approves a live proposal with y on th
   }
   assert.equal((await guard.client.get(`/v1/approvals/${approval.approval_id}`)).body.state, "pending");
 
+  // A double-click on approve is one press: it arms, and approves nothing.
+  await card(page, approval.approval_id).locator("[data-action=approve]").dblclick();
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  assert.equal((await guard.client.get(`/v1/approvals/${approval.approval_id}`)).body.state, "pending", "a double-click approves nothing");
+  await new Promise((resolve) => setTimeout(resolve, 4000)); // the armed approve button falls back
   await card(page, approval.approval_id).focus();
   await page.keyboard.press("y");
   // One y on a device key approves nothing: it asks for a second.
@@ -473,9 +479,10 @@ test("Japanese: every label, state, outcome and date of the page in Japanese; th
   await card(page, approval.approval_id).locator("[data-testid=now]").waitFor({ timeout: 10_000 });
   // The page's own words: everything but the agent's and people's text, ids, the board's identifiers (node
   // ids and statuses, which the two lines quote), code, and product names.
-  const identifiers = new Set(
-    (await guard.client.get("/v1/approvals?limit=500")).body.approvals.flatMap((shown) => [shown.node_id, shown.proposed_change?.from, shown.proposed_change?.to]),
-  );
+  const identifiers = new Set([
+    ...(await guard.client.get("/v1/approvals?limit=500")).body.approvals.flatMap((shown) => [shown.node_id, shown.proposed_change?.from, shown.proposed_change?.to]),
+    ...["todo", "in_progress", "in_review", "done"],
+  ]);
   const english = await page.evaluate((boardIdentifiers) => {
     const known = new Set(boardIdentifiers);
     // Product and component names, keys, and the approvers' own names are not translated.
@@ -539,6 +546,7 @@ test("key manager: this device's key and the approver's other keys; a revoke tak
   assert.equal(renamed.key_id, other.keyId);
   await phone.locator("[data-action=revoke-key]").click();
   assert.equal(await phone.locator("[data-action=revoke-key]").textContent(), "Press again to revoke");
+  await new Promise((resolve) => setTimeout(resolve, 1000));
   assert.equal((await guard.client.get("/v1/approvers/jay/keys")).body.keys.find((key) => key.key_id === other.keyId).revoked_at, null, "one press revokes nothing");
   await phone.locator("[data-action=revoke-key]").click();
   await page.waitForFunction((id) => /revoked/.test(document.querySelector(`#keys li[data-key="${id}"]`)?.textContent ?? ""), other.keyId, { timeout: 10_000 });
@@ -551,7 +559,10 @@ test("key manager: this device's key and the approver's other keys; a revoke tak
   assert.equal((await approve(guard.client, approval, other)).status, 403);
   // Revoking this device's own key: the page forgets it and offers to register again.
   const mine = page.locator("#keys li", { hasText: "this device" });
-  await mine.locator("[data-action=revoke-key]").click();
+  // A double-click is one press: nothing is revoked.
+  await mine.locator("[data-action=revoke-key]").dblclick();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.equal((await guard.client.get("/v1/approvers/jay/keys")).body.keys.filter((key) => key.revoked_at === null).length, 1, "a double-click revokes nothing");
   await mine.locator("[data-action=revoke-key]").click();
   await page.waitForFunction(() => !document.getElementById("register").hidden, null, { timeout: 10_000 });
   assert.equal((await guard.client.get("/v1/approvers/jay/keys")).body.keys.every((key) => key.revoked_at !== null), true);

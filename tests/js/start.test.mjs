@@ -116,6 +116,7 @@ test("npm start: the agent proposes, a person approves in the inbox, the guard a
   // A device key asks for a second press.
   await card.locator("[data-action=approve]").click();
   await card.locator("[data-action=approve].confirming").waitFor({ timeout: 5_000 });
+  await new Promise((resolve) => setTimeout(resolve, 600));
   await card.locator("[data-action=approve]").click();
 
   const board = await waitFor(async () => {
@@ -128,7 +129,7 @@ test("npm start: the agent proposes, a person approves in the inbox, the guard a
   const inboxOrigin = new URL(inbox).origin;
   const { records } = await (await fetch(`${inboxOrigin}/agent/log`)).json();
   assert.ok(records.length > 0, "the execution log has records");
-  for (const record of records) assert.deepEqual(Object.keys(record).sort(), ["cause", "channel", "event_summary", "impact_scope", "time"]);
+  for (const record of records) assert.deepEqual(Object.keys(record).sort(), ["cause", "channel", "event_summary", "impact_scope", "time", "time_ms"]);
   assert.ok(records.some((record) => record.channel === "cli" && /proposed|approved|executing|applied/i.test(record.event_summary)), "the log shows more than applies");
   await page.waitForFunction(() => document.querySelectorAll("#agent-log time").length > 0, null, { timeout: 15_000 });
 

@@ -26,7 +26,7 @@ export function showAgentLog(list, records, words) {
       element(
         "li",
         { "data-channel": record.channel ?? "execution" },
-        element("time", { datetime: record.time, text: new Date(record.time).toLocaleTimeString(words.locale) }),
+        element("time", { datetime: record.time, text: typeof record.time_ms === "number" ? new Date(record.time_ms).toLocaleTimeString(words.locale) : "" }),
         ` ${shown(`${record.event_summary} · ${record.cause} · ${record.impact_scope}`)}`,
       ),
     ),

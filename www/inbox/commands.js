@@ -14,6 +14,13 @@ export function commandLine(verb, text) {
 /** Whether a verb needs text after it. */
 export const needsText = (verb) => !["stop", "resume", "discard"].includes(verb);
 
+/** Where a command stands: waiting for the agent, taken (its outcome not yet reported), carried out, or not. */
+function commandState(command, words) {
+  if (!command.taken_at_ms) return words.commandQueued;
+  if (!command.result) return words.commandTaken;
+  return command.result.carried_out ? words.commandDone : words.commandNotDone(shown(command.result.detail));
+}
+
 export function showCommands(list, commands, words) {
   if (commands.length === 0) {
     list.replaceChildren(element("li", { class: "muted", text: words.noCommands }));
@@ -28,7 +35,7 @@ export function showCommands(list, commands, words) {
           "li",
           { "data-seq": String(command.seq) },
           element("span", { class: "agent-text", text: shown(`${command.verb}${command.text ? ` ${command.text}` : ""}`) }),
-          element("span", { class: "muted", text: ` · ${shown(command.approver)} · ${command.taken_at_ms ? words.commandTaken : words.commandQueued}` }),
+          element("span", { class: command.result && !command.result.carried_out ? "warning" : "muted", text: ` · ${shown(command.approver)} · ${commandState(command, words)}` }),
         ),
       ),
   );

@@ -28,8 +28,12 @@ export function showKeys(list, view, approver, words, onRevoke, onRename) {
         const label = mine ? words.revokeThisKey : words.revokeKey;
         const button = element("button", { type: "button", class: "secondary", "data-action": "revoke-key", text: label });
         let armed = null;
+        let armedAt = 0;
         button.addEventListener("click", () => {
+          // A double-click is one press: the second must come a moment later.
+          if (armed !== null && Date.now() - armedAt < 500) return;
           if (armed === null) {
+            armedAt = Date.now();
             button.textContent = words.revokeAgain;
             button.classList.add("confirming");
             armed = setTimeout(() => {

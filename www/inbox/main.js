@@ -20,6 +20,8 @@ const DECLINE_UNDO_MS = 5000;
 const FACTS_REFRESH_MS = 5000;
 /** How long a device key's first y waits for the second. */
 const CONFIRM_WINDOW_MS = 4000;
+/** A second click must come at least this long after the first: a double-click is not two decisions. */
+const CONFIRM_GAP_MS = 500;
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -113,18 +115,18 @@ function actionsFor(approval) {
       (other) => other.reconfirms === approval.approval_id && !["declined", "expired", "cancelled"].includes(other.state),
     );
     if (replacement) {
-      box.append(element("p", { text: words().picked(replacement.proposed_change.to, replacement.state) }));
+      box.append(element("p", { text: words().picked(shown(replacement.proposed_change.to), replacement.state) }));
     } else {
-      box.append(element("p", { class: "warning", text: words().reconfirmWaiting }), element("p", { text: words().reconfirmFacts(approval.reconfirm.current_status) }));
+      box.append(element("p", { class: "warning", text: words().reconfirmWaiting }), element("p", { text: words().reconfirmFacts(shown(approval.reconfirm.current_status)) }));
       for (const transition of approval.reconfirm.valid_transitions) {
-        add(words().pick(transition.label || transition.status), (id) => pick(id, transition.status), {
+        add(words().pick(shown(transition.label || transition.status)), (id) => pick(id, transition.status), {
           class: "secondary",
           "data-action": `reconfirm-${transition.status}`,
         });
       }
     }
   } else if (approval.state === "in_flight") {
-    box.append(element("p", { text: words().inFlight }), element("p", { class: "muted", text: words().inFlightSince(approval.confirmation?.in_flight_at ?? "") }));
+    box.append(element("p", { text: words().inFlight }), element("p", { class: "muted", text: words().inFlightSince(approval.times_ms?.in_flight_at ?? null) }));
     add(words().reconcileApplied, (id) => act(id, "reconcile_applied"), { "data-action": "reconcile_applied" });
     add(words().reconcileNotApplied, (id) => act(id, "reconcile_not_applied"), { class: "secondary", "data-action": "reconcile_not_applied" });
   }
@@ -257,24 +259,30 @@ async function settle(id, run) {
   } finally {
     state.busy.delete(id);
     await refresh();
-    // The focus moves on to the next approval waiting, when the decided one has left the list.
+    // The focus moves on to the next approval waiting, when the decided one has left the list and the
+    // person has not gone elsewhere meanwhile (typing a command, reading another card).
     if (state.approvals.get(id)?.state !== "pending" && state.afterDecline !== undefined) {
-      focusPending(state.afterDecline);
+      const active = document.activeElement;
+      const nowhere = !active || active === document.body || !active.isConnected;
+      if (nowhere || active.closest?.(`.approval[data-id="${CSS.escape(id)}"]`)) focusPending(state.afterDecline);
       state.afterDecline = undefined;
     }
   }
 }
 
-function approve(id) {
+/** `viaKey`: the y key (a held key repeats nothing: repeats are ignored); otherwise a click. */
+function approve(id, { viaKey = false } = {}) {
   const approval = state.approvals.get(id);
   if (!approval || approval.state !== "pending" || state.declining.has(id) || !needApprover()) return;
   // A device key signs without asking anything: a second y (or press) within a few seconds confirms, so one
   // stray keystroke never approves. A passkey asks the authenticator for the gesture itself.
   if (state.approver.kind !== "passkey") {
+    if (!viaKey && state.confirming?.id === id && Date.now() - state.confirming.at < CONFIRM_GAP_MS) return;
     if (state.confirming?.id !== id || Date.now() > state.confirming.until) {
       clearTimeout(state.confirming?.timer);
       state.confirming = {
         id,
+        at: Date.now(),
         until: Date.now() + CONFIRM_WINDOW_MS,
         timer: setTimeout(() => {
           state.confirming = null;
@@ -407,20 +415,50 @@ function onKey(event) {
   if (!card || card.dataset.state !== "pending") return;
   if (event.key === "y") {
     event.preventDefault();
-    approve(card.dataset.id);
+    approve(card.dataset.id, { viaKey: true });
   } else if (event.key === "n") {
     event.preventDefault();
     decline(card.dataset.id);
   }
 }
 
-/** The agent this inbox commands: the one that reported last (npm start runs one). */
+/**
+ * The agent this inbox shows and commands: the one the person picked, else the one the local server runs
+ * beside it (npm start), else the only one; with several and none picked, the person picks (never guessed).
+ */
 function currentAgent() {
-  return [...state.agents.values()].sort((a, b) => (b.reported_at_ms ?? 0) - (a.reported_at_ms ?? 0))[0] ?? null;
+  const wanted = state.pickedAgent ?? state.localAgent;
+  if (wanted) return state.agents.get(wanted) ?? null;
+  return state.agents.size === 1 ? [...state.agents.values()][0] : null;
 }
 
 function showPresenceNow() {
-  showPresence($("presence"), currentAgent(), words(), Date.now(), { isAdmin: state.approver !== null && state.isAdmin });
+  showAgentPicker();
+  try {
+    showPresence($("presence"), currentAgent(), words(), Date.now(), {
+      isAdmin: state.approver !== null && state.isAdmin,
+      knownApproval: (id) => state.approvals.has(id),
+    });
+  } catch (error) {
+    $("presence").replaceChildren(element("p", { class: "warning", text: words().failed(error.message) }));
+  }
+  const agent = currentAgent();
+  $("command-to").textContent = agent ? words().commandTo(shown(agent.agent_id)) : words().presenceNone;
+  $("command-send").disabled = !agent;
+}
+
+/** With more than one agent, a choice of which to show and command. */
+function showAgentPicker() {
+  const picker = $("agent-picker");
+  const ids = [...state.agents.keys()].sort();
+  picker.hidden = ids.length < 2;
+  if (picker.hidden) return;
+  const select = $("agent-select");
+  const current = currentAgent()?.agent_id ?? "";
+  if ([...select.options].map((option) => option.value).join("\n") !== ["", ...ids].join("\n")) {
+    select.replaceChildren(element("option", { value: "", text: "—" }), ...ids.map((id) => element("option", { value: id, text: shown(id) })));
+  }
+  select.value = current;
 }
 
 async function loadAgents() {
@@ -559,6 +597,12 @@ async function main() {
     applyLanguage();
   });
   const config = await (await fetch("/config.json")).json();
+  state.localAgent = typeof config.agent?.id === "string" ? config.agent.id : null;
+  $("agent-select").addEventListener("change", async (event) => {
+    state.pickedAgent = event.target.value || null;
+    await loadAgents();
+    render();
+  });
   if (!config.guard) {
     $("approver-status").textContent = words().noGuard;
     return;
@@ -600,6 +644,14 @@ async function main() {
       if (permission === "granted") announce(words().notifyOn);
     });
   }
+  // A held Enter or Space repeats a button's click: a repeated key press activates nothing on this page.
+  document.addEventListener(
+    "keydown",
+    (event) => {
+      if (event.repeat && (event.key === "Enter" || event.key === " ")) event.preventDefault();
+    },
+    { capture: true },
+  );
   document.addEventListener("keydown", onKey);
   await loadRoles();
   await loadAgents();

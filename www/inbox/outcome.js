@@ -1,8 +1,9 @@
 // What became of an approval, in words, and its own audit trail: shown on each card of the history.
-import { element } from "./render.js";
+import { element, shown } from "./render.js";
 
 let locale = "en";
-const time = (iso) => (iso ? new Date(iso).toLocaleString(locale) : "");
+/** A time the guard gives in milliseconds (read by the core), in the page's locale. */
+const time = (ms) => (typeof ms === "number" ? new Date(ms).toLocaleString(locale) : "");
 
 /** One line saying how the approval ended (or where it stands), from its decision and confirmation. */
 export function outcomeLine(approval, words) {
@@ -10,19 +11,20 @@ export function outcomeLine(approval, words) {
   const { from, to } = approval.proposed_change;
   const confirmation = approval.confirmation;
   const decision = approval.decision;
+  const times = approval.times_ms ?? {};
   switch (approval.state) {
     case "consumed":
-      return words.outcomeApplied(from || "—", to, time(confirmation?.consumed_at));
+      return words.outcomeApplied(from || "—", to, time(times.consumed_at));
     case "declined":
       return words.outcomeDeclined(decision?.approver ?? decision?.key_id ?? "", Boolean(decision?.reason));
     case "approved":
-      return words.outcomeApproved(decision?.approver ?? decision?.key_id ?? "", time(decision?.at));
+      return words.outcomeApproved(decision?.approver ?? decision?.key_id ?? "", time(times.decided_at));
     case "cancelled":
-      return words.outcomeCancelled(time(confirmation?.confirmed_at));
+      return words.outcomeCancelled(time(times.confirmed_at));
     case "invalidated":
-      return approval.reconfirm ? words.outcomeMovedOn(approval.reconfirm.current_status) : words.outcomeNotApplied(time(confirmation?.invalidated_at));
+      return approval.reconfirm ? words.outcomeMovedOn(shown(approval.reconfirm.current_status)) : words.outcomeNotApplied(time(times.invalidated_at));
     case "in_flight":
-      return words.outcomeInFlight(time(confirmation?.in_flight_at));
+      return words.outcomeInFlight(time(times.in_flight_at));
     case "expired":
       return words.outcomeExpired;
     default:

@@ -11,7 +11,7 @@ export function elapsed(ms) {
 }
 
 /** Fills `box` with the status of `agent` (the guard's latest report, or null when none is known). */
-export function showPresence(box, agent, words, now, { isAdmin }) {
+export function showPresence(box, agent, words, now, { isAdmin, knownApproval = () => false }) {
   if (!agent) {
     box.dataset.state = "none";
     box.replaceChildren(element("p", { class: "muted", text: words.presenceNone }));
@@ -21,6 +21,8 @@ export function showPresence(box, agent, words, now, { isAdmin }) {
   const lines = [];
   const since = typeof agent.since_ms === "number" ? elapsed(now - agent.since_ms) : "";
   const headline = words.presence?.[agent.state] ?? agent.state;
+  // Everything below is the agent's own report, relayed by the guard: it says so.
+  lines.push(element("p", { class: "muted", "data-testid": "presence-source" }, element("code", { text: shown(agent.agent_id) }), ` · ${words.reportedByAgent}`));
   lines.push(
     element(
       "p",
@@ -31,7 +33,9 @@ export function showPresence(box, agent, words, now, { isAdmin }) {
     ),
   );
   if (agent.state === "waiting" && agent.approval_id) {
-    lines.push(element("p", {}, element("a", { href: `#approval-${agent.approval_id}`, text: words.waitingFor(shown(agent.what ?? agent.approval_id)) })));
+    // A link only to an approval this inbox shows: an agent cannot point the person anywhere else.
+    const text = words.waitingFor(shown(agent.what ?? agent.approval_id));
+    lines.push(element("p", {}, knownApproval(agent.approval_id) ? element("a", { href: `#approval-${agent.approval_id}`, text }) : element("span", { text })));
   } else if (agent.what && ["reviewing", "executing"].includes(agent.state)) {
     lines.push(element("p", { text: shown(agent.what) }));
   }

@@ -10,7 +10,9 @@ import { displaySafe } from "agent-governor";
  * become visible as `<U+XXXX>`, so no text can hide or reorder what is around it.
  */
 export function shown(text) {
-  return displaySafe(typeof text === "string" ? text : String(text ?? ""));
+  if (typeof text === "string") return displaySafe(text);
+  // Never `String(value)` on what came over the wire: an object's own toString is not called.
+  return typeof text === "number" || typeof text === "boolean" ? String(text) : "";
 }
 
 function element(tag, attributes = {}, ...children) {
@@ -70,7 +72,7 @@ function evidence(approval, words) {
 /** The warnings shown at the top of a pending card: the node moved on, or a reviewer argues against it. */
 function warnings(approval, facts, words) {
   const found = [];
-  if (facts && facts.matches === false) found.push(words.changedSinceProposed(facts.current_status ?? "?", approval.proposed_change.from || "—"));
+  if (facts && facts.matches === false) found.push(words.changedSinceProposed(shown(facts.current_status ?? "?"), shown(approval.proposed_change.from || "—")));
   if (approval.evidence?.closer && approval.evidence.closer.complete !== true) found.push(words.closerAgainst);
   if (approval.evidence?.watcher && approval.evidence.watcher.pass !== true) found.push(words.watcherAgainst);
   return found;
@@ -79,14 +81,14 @@ function warnings(approval, facts, words) {
 /** The machine's facts about the node now: its state from the skill's Preview and the moves it allows. */
 function machineFacts(approval, facts, words) {
   if (!facts) return [];
-  if (facts.error) return [element("dt", { text: words.nowOnBoard }), element("dd", { class: "muted", text: words.previewFailed(facts.error) })];
-  const allowed = facts.valid_transitions.map((item) => item.status).join(", ") || words.none;
+  if (facts.error) return [element("dt", { text: words.nowOnBoard }), element("dd", { class: "muted", text: words.previewFailed(shown(facts.error)) })];
+  const allowed = facts.valid_transitions.map((item) => shown(item.status)).join(", ") || words.none;
   return [
     element("dt", { text: words.nowOnBoard }),
     element(
       "dd",
       { "data-testid": "now" },
-      element("code", { text: facts.current_status ?? "?" }),
+      element("code", { text: shown(facts.current_status ?? "?") }),
       element("span", { class: facts.matches ? "muted" : "warning", text: ` ${facts.matches ? words.asProposed : words.notAsProposed}` }),
     ),
     element("dt", { text: words.allowedNow }),
