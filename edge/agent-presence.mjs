@@ -3,6 +3,18 @@
 // executing, idle, stopped and why, interrupted, paused), since when, and the last change of the board it saw.
 // Reports are sent one at a time, newest wins; a report that cannot be sent is retried with the next change.
 
+/** The longest text the guard keeps for each field of a report; longer text is cut here, never refused there. */
+const TEXT_LIMITS = { step: 200, approval_id: 128, what: 1000, goal: 4000, last_message: 4000, board_change: 1000 };
+
+function clipped(fields) {
+  const copy = { ...fields };
+  for (const [field, max] of Object.entries(TEXT_LIMITS)) {
+    if (typeof copy[field] === "string" && copy[field].length > max) copy[field] = `${copy[field].slice(0, max - 1)}…`;
+  }
+  if (copy.halt && typeof copy.halt.reason === "string" && copy.halt.reason.length > 1000) copy.halt = { ...copy.halt, reason: `${copy.halt.reason.slice(0, 999)}…` };
+  return copy;
+}
+
 /**
  * `send(status)` delivers one report (it may throw). `now()` gives epoch milliseconds. Returns
  * { set(state, fields), current(), flush() }.
@@ -36,8 +48,8 @@ export function presenceReporter({ send, now = Date.now }) {
   return {
     /** A new state (its `since_ms` kept while the state and its step stay the same), reported at once. */
     set(state, fields = {}) {
-      const same = current !== null && current.state === state && current.step === (fields.step ?? null);
-      const next = { ...fields, state, step: fields.step ?? null, since_ms: same ? current.since_ms : now() };
+      const same = current !== null && current.state === state && current.step === clipped({ step: fields.step ?? null }).step;
+      const next = clipped({ ...fields, state, step: fields.step ?? null, since_ms: same ? current.since_ms : now() });
       if (current !== null && JSON.stringify(next) === JSON.stringify(current)) return inFlight ?? Promise.resolve();
       current = next;
       return flush();

@@ -62,9 +62,8 @@ export async function startGovernedAgent({
     } catch {
       // Not built yet.
     }
-    return presence.set(state, { ...fields, goal, paused: control.paused, last_message: lastChat, board_seen_ms: boardSeen.at_ms, board_change: boardChange_ ?? null });
+    return presence.set(state, { ...fields, goal, paused: control.paused, last_message: lastChat, board_seen_ms: boardSeen.at_ms, board_change: boardSeen.change });
   }
-  let boardChange_ = null;
   /** Runs a port's work under a presence state, and reports the loop's own state when it is done. */
   async function during(state, fields, work) {
     activity = { state, fields };
@@ -301,15 +300,14 @@ export async function startGovernedAgent({
       const tasks = board.nodes;
       const text = JSON.stringify(tasks);
       if (text !== lastBoard) {
-        boardChange_ = boardChange(lastTasks, tasks);
-        boardSeen = { at_ms: Date.now(), change: boardChange_ };
+        boardSeen = { at_ms: Date.now(), change: boardChange(lastTasks, tasks) };
         lastTasks = tasks;
         // While paused the board is watched (and shown) but not judged.
         if (control.paused) {
           syncPresence();
           return;
         }
-        if (activity === null) report("observing", { step: boardChange_ });
+        if (activity === null) report("observing", { step: boardSeen.change });
         if (narrowJudgement) moves = await movesOn(tasks);
         lastBoard = text;
         loop.observe({ external: { tasks } });
