@@ -196,18 +196,22 @@ export class ApprovalInbox extends DurableObject {
         return json({ agents: this.db.agentStatuses() });
       case "GET agents/:id/status":
         need("agent", "inbox", "admin");
+        forThisAgent(roles, agentId(id));
         return json(this.db.agentStatuses().find((status) => status.agent_id === agentId(id)) ?? null);
       case "PUT agents/:id/status":
         need("agent");
+        forThisAgent(roles, agentId(id));
         return this.reportStatus(agentId(id), request);
       case "GET agents/:id/commands":
         need("agent", "inbox", "admin");
+        forThisAgent(roles, agentId(id));
         return commandsView(this.db, agentId(id), url, this.audience);
       case "POST agents/:id/commands":
         // Signed by an approver with the admin role: no token makes a command.
         return this.command(agentId(id), request);
       case "POST agents/:id/commands/:key":
         need("agent");
+        forThisAgent(roles, agentId(id));
         return this.takeCommand(agentId(id), subId, request);
       default: {
         const allowed = ROUTE_METHODS[shape];
@@ -791,6 +795,18 @@ export class ApprovalInbox extends DurableObject {
     if (signer === null || signer.approver !== approver) {
       throw new HttpError(403, "forbidden", `a key change for \`${approver}\` must be signed by one of \`${approver}\`'s keys`, "action.key_id");
     }
+  }
+}
+
+/**
+ * An agent token bound to an agent id (`agent:<id>` among the roles) acts for that agent only; the inbox and
+ * the admin read any agent's channel.
+ */
+function forThisAgent(roles, agent) {
+  if (roles.has("inbox") || roles.has("admin")) return;
+  const bound = [...roles].filter((role) => role.startsWith("agent:"));
+  if (bound.length > 0 && !bound.includes(`agent:${agent}`)) {
+    throw new HttpError(403, "forbidden", `this agent token acts for ${bound.map((role) => role.slice(6)).join(", ")}, not \`${agent}\``);
   }
 }
 

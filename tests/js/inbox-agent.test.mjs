@@ -16,6 +16,7 @@ import { freePort, launchChromium, repoRoot } from "./helpers.mjs";
 import { ADMIN, AGENT, INBOX, humanAction, registerEd25519, startGuardService } from "./edge-service-support.mjs";
 
 const JUDGE_DELAY_MS = 1500;
+const QUIET_TOKEN = "quiet-agent-token";
 let judgements = 0;
 
 function firstChoice(schema) {
@@ -59,7 +60,8 @@ before(async () => {
   model = await scriptedModel();
   board = await startTaskBoard({ nodes: { "task-1": "todo" } });
   const port = await freePort();
-  guard = await startGuardService(board, { vars: { ORIGINS: `http://localhost:${port}`, RP_ID: "localhost" } });
+  // One plain agent token (any agent) and one bound to `quiet-agent` only.
+  guard = await startGuardService(board, { vars: { ORIGINS: `http://localhost:${port}`, RP_ID: "localhost", AGENT_TOKENS: `${AGENT},quiet-agent=${QUIET_TOKEN}` } });
   server = await startServer(port, { guard: { url: guard.url, inboxToken: INBOX, adminToken: ADMIN, rpId: "localhost" } });
   inboxUrl = `http://localhost:${port}/inbox.html`;
   browser = await launchChromium();
@@ -261,6 +263,11 @@ test("the command channel: a replayed command, a non-admin's command, malformed 
   const seq = sent.body.seq;
   const take = () => api.post(`/v1/agents/${AGENT_ID}/commands/${seq}`, {}, AGENT);
   const report = (result) => api.post(`/v1/agents/${AGENT_ID}/commands/${seq}`, { result }, AGENT);
+  // A token bound to another agent neither takes, lists nor reports for this one.
+  assert.equal((await api.post(`/v1/agents/board-agent/commands/${sent.body.seq}`, {}, QUIET_TOKEN)).status, 403);
+  assert.equal((await api.get("/v1/agents/board-agent/commands", QUIET_TOKEN)).status, 403);
+  assert.equal((await api.put("/v1/agents/board-agent/status", { state: "idle" }, QUIET_TOKEN)).status, 403);
+  assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "idle" }, QUIET_TOKEN)).status, 200, "its own agent's channel is its");
   const takes = await Promise.all([take(), take(), take()]);
   assert.deepEqual(takes.map((answer) => answer.status).sort(), [200, 409, 409]);
   assert.equal((await report({ carried_out: "yes" })).status, 400);
