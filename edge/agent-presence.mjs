@@ -2,16 +2,17 @@
 // shows it live in the inbox: what the agent is doing (observing, judging, reviewing, waiting for a person,
 // executing, idle, stopped and why, interrupted, paused), since when, and the last change of the board it saw.
 // Reports are sent one at a time, newest wins; a report that cannot be sent is retried with the next change.
+import { HALT_REASON_LIMIT, STATUS_TEXT_LIMITS } from "./service/agent-status-fields.js";
 
-/** The longest text the guard keeps for each field of a report; longer text is cut here, never refused there. */
-const TEXT_LIMITS = { step: 200, approval_id: 128, what: 1000, goal: 4000, last_message: 4000, board_change: 1000 };
+const cut = (text, max) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
+/** The report cut to what the guard keeps: longer text is cut here, never refused there. */
 function clipped(fields) {
   const copy = { ...fields };
-  for (const [field, max] of Object.entries(TEXT_LIMITS)) {
-    if (typeof copy[field] === "string" && copy[field].length > max) copy[field] = `${copy[field].slice(0, max - 1)}…`;
+  for (const [field, max] of Object.entries(STATUS_TEXT_LIMITS)) {
+    if (typeof copy[field] === "string") copy[field] = cut(copy[field], max);
   }
-  if (copy.halt && typeof copy.halt.reason === "string" && copy.halt.reason.length > 1000) copy.halt = { ...copy.halt, reason: `${copy.halt.reason.slice(0, 999)}…` };
+  if (copy.halt && typeof copy.halt.reason === "string") copy.halt = { ...copy.halt, reason: cut(copy.halt.reason, HALT_REASON_LIMIT) };
   return copy;
 }
 

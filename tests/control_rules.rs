@@ -68,13 +68,17 @@ impl Host {
         })
     }
 
-    fn answer(&mut self, answer: &str) -> Vec<ControlEffect> {
-        let request_id = self
-            .state
+    /// The id of the request in progress (empty when none).
+    fn waiting_request_id(&self) -> String {
+        self.state
             .in_progress
             .as_ref()
             .map(Action::request_id)
-            .unwrap_or_default();
+            .unwrap_or_default()
+    }
+
+    fn answer(&mut self, answer: &str) -> Vec<ControlEffect> {
+        let request_id = self.waiting_request_id();
         self.send(ControlEvent::ApprovalAnswered {
             request_id,
             answer: answer.to_owned(),
@@ -1211,12 +1215,7 @@ fn an_interrupted_approval_resumed_after_a_restart_reads_as_the_renderers_now_sa
 #[test]
 fn a_request_nobody_answered_is_withdrawn_by_the_host_and_the_loop_judges_again() {
     let mut host = awaiting_approval();
-    let request_id = host
-        .state
-        .in_progress
-        .as_ref()
-        .map(Action::request_id)
-        .unwrap_or_default();
+    let request_id = host.waiting_request_id();
     // The board moved on: the host records it, then withdraws what would act on the old state.
     host.observe(json!({"T-7": "done"}));
     assert_eq!(
@@ -1253,12 +1252,7 @@ fn a_request_nobody_answered_is_withdrawn_by_the_host_and_the_loop_judges_again(
 #[test]
 fn an_answered_request_is_never_withdrawn() {
     let mut host = awaiting_approval();
-    let request_id = host
-        .state
-        .in_progress
-        .as_ref()
-        .map(Action::request_id)
-        .unwrap_or_default();
+    let request_id = host.waiting_request_id();
     host.answer("y");
     assert_eq!(host.state.mode, Mode::Executing);
     let effects = host.send(ControlEvent::ApprovalWithdrawn {

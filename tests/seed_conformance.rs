@@ -11,11 +11,10 @@
 mod support;
 
 use agent_governor::closer::{C3l, Closer, CloserInput, CloserOptions};
-use agent_governor::llm::{QueryOptions, QueryReply};
 use agent_governor::playbook::delta::apply_deltas;
 use agent_governor::playbook::storage::save_playbook;
 use agent_governor::playbook::{DeltaKind, DeltaOp, Playbook};
-use agent_governor::ports::{Llm, NoPromptFiles, PortError, PromptLoader};
+use agent_governor::ports::{NoPromptFiles, PortError, PromptLoader};
 use agent_governor::reflector::{
     BulletTag, PromptBuilder, Reflector, ReflectorOptions, Trajectory,
 };
@@ -23,47 +22,7 @@ use agent_governor::watcher::{
     ExecutorOutput, Language, Persona, Watcher, WatcherInput, WatcherOptions,
 };
 use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::collections::VecDeque;
-use support::{FakeStore, FixedClock, run};
-
-/// A model that answers with the given structured outputs, in order, and records what it was sent.
-#[derive(Default)]
-struct ScriptedModel {
-    answers: RefCell<VecDeque<Value>>,
-    prompts: RefCell<Vec<String>>,
-    schemas: RefCell<Vec<Value>>,
-}
-
-impl ScriptedModel {
-    fn answering(answers: Vec<Value>) -> Self {
-        Self {
-            answers: RefCell::new(answers.into()),
-            ..Self::default()
-        }
-    }
-    fn calls(&self) -> usize {
-        self.prompts.borrow().len()
-    }
-}
-
-impl Llm for ScriptedModel {
-    async fn query(&self, prompt: &str, options: &QueryOptions) -> Result<QueryReply, PortError> {
-        self.prompts.borrow_mut().push(prompt.to_owned());
-        self.schemas
-            .borrow_mut()
-            .push(options.output_schema.clone());
-        let answer = self
-            .answers
-            .borrow_mut()
-            .pop_front()
-            .ok_or_else(|| PortError::new("no more answers"))?;
-        Ok(QueryReply {
-            structured_output: Some(answer),
-            ..QueryReply::default()
-        })
-    }
-}
+use support::{FakeStore, FixedClock, ScriptedModel, run};
 
 // ---- seed 001: the Closer ----
 

@@ -10,47 +10,13 @@
 
 mod support;
 
-use agent_governor::llm::{QueryOptions, QueryReply};
-use agent_governor::ports::{ExecutorRerun, Llm, NoPromptFiles, PortError, PromptLoader};
+use agent_governor::ports::{ExecutorRerun, NoPromptFiles, PortError, PromptLoader};
 use agent_governor::watcher::ledger::read_entries;
 use agent_governor::watcher::*;
 use serde_json::{Value, json};
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use support::{FakeStore, FixedClock, run};
-
-#[derive(Default)]
-struct ScriptedModel {
-    answers: RefCell<VecDeque<Value>>,
-    prompts: RefCell<Vec<String>>,
-}
-
-impl ScriptedModel {
-    fn answering(answers: Vec<Value>) -> Self {
-        Self {
-            answers: RefCell::new(answers.into()),
-            ..Self::default()
-        }
-    }
-    fn calls(&self) -> usize {
-        self.prompts.borrow().len()
-    }
-}
-
-impl Llm for ScriptedModel {
-    async fn query(&self, prompt: &str, _options: &QueryOptions) -> Result<QueryReply, PortError> {
-        self.prompts.borrow_mut().push(prompt.to_owned());
-        let answer = self
-            .answers
-            .borrow_mut()
-            .pop_front()
-            .ok_or_else(|| PortError::new("no more answers"))?;
-        Ok(QueryReply {
-            structured_output: Some(answer),
-            ..QueryReply::default()
-        })
-    }
-}
+use support::{FakeStore, FixedClock, ScriptedModel, run};
 
 fn watcher(language: Language) -> Watcher<NoPromptFiles, FakeStore, FixedClock> {
     let options = WatcherOptions {

@@ -5,6 +5,7 @@
 // carries one out twice.
 import { stateVersion } from "agent-governor/guard";
 import { HttpError, json, onlyKeys, readJsonObject, requireText } from "./http.js";
+import { HALT_REASON_LIMIT, STATUS_TEXT_LIMITS } from "./agent-status-fields.js";
 
 /** What an agent may say it is doing. */
 export const AGENT_STATES = ["observing", "judging", "reviewing", "waiting", "executing", "idle", "stopped", "interrupted", "paused"];
@@ -54,14 +55,14 @@ export function readCommand(detail) {
     throw new HttpError(400, "invalid_input", "`whitelist` is `whitelist add <type>` or `whitelist remove <type>`", "action.detail");
   }
   if (verb === "prefix" && !TOKEN.test(text)) throw new HttpError(400, "invalid_input", "`prefix` takes one token", "action.detail");
-  if (["instruction", "goal"].includes(verb) && text.trim() === "") {
+  if (["instruction", "goal"].includes(verb) && text.replace(SEPARATORS, "") === "") {
     throw new HttpError(400, "invalid_input", `\`${verb}\` needs its text after the verb`, "action.detail");
   }
   return { verb, text };
 }
 
-/** Each field a report may carry, with the longest text it may hold (the guard adds `agent_id` and when it arrived). */
-const STATUS_TEXT_FIELDS = { step: 200, approval_id: 128, what: 1000, goal: 4000, last_message: 4000, board_change: 1000 };
+/** The text fields a report may carry, with the longest text each may hold (the guard adds `agent_id` and when it arrived). */
+const STATUS_TEXT_FIELDS = STATUS_TEXT_LIMITS;
 const STATUS_TIME_FIELDS = ["since_ms", "board_seen_ms"];
 /** The control loop's halt kinds (HaltKind); any other is shown as "other". */
 const HALT_KINDS = ["declined", "failed", "judgement_failed", "restart_needed", "outcome_unknown", "not_persisted"];
@@ -91,7 +92,7 @@ export async function readStatus(request) {
     if (typeof body.halt !== "object" || Array.isArray(body.halt)) throw new HttpError(400, "invalid_input", "`halt` must be { kind, reason }", "halt");
     onlyKeys(body.halt, ["kind", "reason"], "halt");
     const kind = requireText(body.halt.kind, "halt.kind", { max: 64 });
-    status.halt = { kind: HALT_KINDS.includes(kind) ? kind : "other", reason: body.halt.reason == null ? "" : requireText(body.halt.reason, "halt.reason", { max: 1000 }) };
+    status.halt = { kind: HALT_KINDS.includes(kind) ? kind : "other", reason: body.halt.reason == null ? "" : requireText(body.halt.reason, "halt.reason", { max: HALT_REASON_LIMIT }) };
   }
   return status;
 }

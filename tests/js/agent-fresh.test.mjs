@@ -3,7 +3,7 @@
 // the board as it is now. The model is scripted: it answers with the first move it is offered, and moves the
 // node itself (as another person would) during the first judgement.
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
+import { PASSING_VERDICT, completeChecklist, firstChoice, startScriptedModel } from "./support/scripted-model.mjs";
 import { after, before, test } from "node:test";
 import { startTaskBoard } from "../../edge/task-board.mjs";
 import { startGovernedAgent } from "../../edge/agent.mjs";
@@ -15,35 +15,15 @@ let board;
 let guard;
 let agent;
 
-function firstChoice(schema) {
-  const choice = schema.oneOf[0];
-  return Object.fromEntries(
-    Object.entries(choice.properties).map(([name, field]) => [name, "const" in field ? field.const : field.type === "null" ? null : `a ${name}`]),
-  );
-}
-
 before(async () => {
   board = await startTaskBoard({ nodes: { "task-1": "todo" } });
-  model = createServer(async (request, response) => {
-    let raw = "";
-    for await (const chunk of request) raw += chunk;
-    const { name, schema } = JSON.parse(raw).response_format.json_schema;
-    let answer;
-    if (name === "control_judgement") {
-      judgements += 1;
-      const chosen = firstChoice(schema);
-      // Someone else moves task-1 while the first judgement is under way.
-      if (judgements === 1) board.board.set("task-1", "in_progress");
-      answer = chosen;
-    } else if (name === "watcher_verdict") {
-      answer = { pass: true, issues: [], inspection_log: "1. read", blindspots_covered: ["a"], misclassification_detected: false, reclassification_suggestion: null, trade_offs_acknowledged: true };
-    } else {
-      answer = { checklist: [{ id: "a", description: "a", completed: true, evidence: "e" }], allComplete: true, summary: "ok", pendingActions: [], confidence: 0.9 };
-    }
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify({ choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify(answer) } }] }));
+  model = await startScriptedModel((name, schema) => {
+    if (name !== "control_judgement") return name === "watcher_verdict" ? PASSING_VERDICT : completeChecklist();
+    judgements += 1;
+    // Someone else moves task-1 while the first judgement is under way.
+    if (judgements === 1) board.board.set("task-1", "in_progress");
+    return firstChoice(schema);
   });
-  await new Promise((resolve) => model.listen(0, "127.0.0.1", resolve));
   guard = await startGuardService(board);
 });
 

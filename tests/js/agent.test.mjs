@@ -3,7 +3,7 @@
 // schema it was sent, so the test asserts what the agent sends (the moves the skill's Preview offers) and that
 // the chosen move reaches the guard as a proposal with the Closer's and the Watcher's evidence.
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
+import { PASSING_VERDICT, completeChecklist, firstChoice, startScriptedModel } from "./support/scripted-model.mjs";
 import { after, before, test } from "node:test";
 import { startTaskBoard } from "../../edge/task-board.mjs";
 import { startGovernedAgent } from "../../edge/agent.mjs";
@@ -12,36 +12,16 @@ import { AGENT, startGuardService } from "./edge-service-support.mjs";
 const judgementSchemas = [];
 const reviewSchemas = {};
 
-/** The first choice of a oneOf, with each const as its value and each free string filled in. */
-function firstChoice(schema) {
-  const choice = schema.oneOf[0];
-  return Object.fromEntries(
-    Object.entries(choice.properties).map(([name, field]) => [name, "const" in field ? field.const : field.type === "null" ? null : `a ${name}`]),
-  );
-}
-
 function scriptedModel() {
-  const server = createServer(async (request, response) => {
-    let raw = "";
-    for await (const chunk of request) raw += chunk;
-    const body = JSON.parse(raw);
-    const { name, schema } = body.response_format.json_schema;
-    let answer;
+  return startScriptedModel((name, schema) => {
     if (name === "control_judgement") {
       judgementSchemas.push(schema);
       // The first judgement picks the first move; later ones wait (the last alternative).
-      answer = firstChoice(judgementSchemas.length === 1 ? schema : { oneOf: [schema.oneOf.at(-1)] });
-    } else if (name === "watcher_verdict") {
-      reviewSchemas[name] = schema;
-      answer = { pass: false, issues: ["CRITICAL: scripted"], inspection_log: "1. read", blindspots_covered: ["a"], misclassification_detected: false, reclassification_suggestion: null, trade_offs_acknowledged: true };
-    } else {
-      reviewSchemas[name] = schema;
-      answer = { checklist: [{ id: "moves", description: "the move is one the board allows", completed: true, evidence: "preview" }], allComplete: true, summary: "ok", pendingActions: [], confidence: 0.9 };
+      return firstChoice(judgementSchemas.length === 1 ? schema : { oneOf: [schema.oneOf.at(-1)] });
     }
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify({ choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify(answer) } }] }));
+    reviewSchemas[name] = schema;
+    return name === "watcher_verdict" ? { ...PASSING_VERDICT, pass: false, issues: ["CRITICAL: scripted"] } : completeChecklist();
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
 let model;

@@ -32,3 +32,29 @@ export async function launchChromium() {
   };
 }
 
+
+/**
+ * axe-core's serious and critical violations on `page` in every colour scheme and every language of the page's
+ * `#language` picker given, as `scheme language: rule: targets` lines (empty when clean); leaves the page in
+ * English, light.
+ */
+export async function axeViolations(page, { schemes = ["light", "dark"], languages = ["en", "ja"] } = {}) {
+  const found = [];
+  for (const colorScheme of schemes) {
+    for (const language of languages) {
+      await page.emulateMedia({ colorScheme });
+      await page.selectOption("#language", language);
+      await page.addScriptTag({ path: join(repoRoot, "node_modules", "axe-core", "axe.min.js") });
+      const violations = await page.evaluate(async () => {
+        const result = await window.axe.run(document, { resultTypes: ["violations"] });
+        return result.violations
+          .filter((violation) => ["serious", "critical"].includes(violation.impact))
+          .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+      });
+      found.push(...violations.map((violation) => `${colorScheme} ${language}: ${violation}`));
+    }
+  }
+  await page.selectOption("#language", "en");
+  await page.emulateMedia({ colorScheme: "light" });
+  return found;
+}

@@ -6,46 +6,26 @@
 // command, a command from an approver without the admin role, and malformed commands.
 import assert from "node:assert/strict";
 import { mkdirSync, statSync } from "node:fs";
-import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startServer } from "../../scripts/serve.mjs";
 import { startTaskBoard } from "../../edge/task-board.mjs";
 import { AGENT_ID, startGovernedAgent } from "../../edge/agent.mjs";
-import { freePort, launchChromium, repoRoot } from "./helpers.mjs";
+import { axeViolations, freePort, launchChromium, repoRoot } from "./helpers.mjs";
+import { PASSING_VERDICT, completeChecklist, firstChoice, modelUrl, startScriptedModel } from "./support/scripted-model.mjs";
 import { ADMIN, AGENT, INBOX, humanAction, registerEd25519, startGuardService } from "./edge-service-support.mjs";
 
 const JUDGE_DELAY_MS = 1500;
 const QUIET_TOKEN = "quiet-agent-token";
 let judgements = 0;
 
-function firstChoice(schema) {
-  const choice = schema.oneOf[0];
-  return Object.fromEntries(
-    Object.entries(choice.properties).map(([name, field]) => [name, "const" in field ? field.const : field.type === "null" ? null : `a ${name}`]),
-  );
-}
-
 function scriptedModel() {
-  const server = createServer(async (request, response) => {
-    let raw = "";
-    for await (const chunk of request) raw += chunk;
-    const body = JSON.parse(raw);
-    const { name, schema } = body.response_format.json_schema;
-    let answer;
-    if (name === "control_judgement") {
-      judgements += 1;
-      await new Promise((resolve) => setTimeout(resolve, JUDGE_DELAY_MS));
-      answer = firstChoice(schema);
-    } else if (name === "watcher_verdict") {
-      answer = { pass: true, issues: [], inspection_log: "1. read", blindspots_covered: ["a"], misclassification_detected: false, reclassification_suggestion: null, trade_offs_acknowledged: true };
-    } else {
-      answer = { checklist: [{ id: "moves", description: "the move is one the board allows", completed: true, evidence: "preview" }], allComplete: true, summary: "ok", pendingActions: [], confidence: 0.9 };
-    }
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify({ choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify(answer) } }] }));
+  return startScriptedModel(async (name, schema) => {
+    if (name !== "control_judgement") return name === "watcher_verdict" ? PASSING_VERDICT : completeChecklist();
+    judgements += 1;
+    await new Promise((resolve) => setTimeout(resolve, JUDGE_DELAY_MS));
+    return firstChoice(schema);
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
 let model;
@@ -75,6 +55,11 @@ after(async () => {
   await board?.close();
   model?.close();
 });
+
+/** The governed agent as npm start runs it, on the scripted model. */
+function startAgent() {
+  return startGovernedAgent({ guardUrl: guard.url, agentToken: AGENT, boardUrl: board.url, llm: { url: modelUrl(model), model: "scripted" }, narrowJudgement: true, pollMs: 200 });
+}
 
 async function waitFor(check, what, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
@@ -107,14 +92,7 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   await page.waitForFunction(() => document.getElementById("approver-status").textContent.includes("Alice Smith"));
   await page.locator("#command-card").waitFor({ state: "visible", timeout: 10_000 });
 
-  agent = await startGovernedAgent({
-    guardUrl: guard.url,
-    agentToken: AGENT,
-    boardUrl: board.url,
-    llm: { url: `http://127.0.0.1:${model.address().port}/v1`, model: "scripted" },
-    narrowJudgement: true,
-    pollMs: 200,
-  });
+  agent = await startAgent();
   server.setAgent(agent);
 
   // While the model thinks, the page says the agent is judging, for how long, and which board change it saw.
@@ -144,20 +122,7 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   }
   await page.setViewportSize({ width: 1280, height: 900 });
   // The admin's view (the agent's presence, the Command UI, the keys) passes axe-core in both schemes and languages.
-  for (const colorScheme of ["light", "dark"]) {
-    for (const language of ["en", "ja"]) {
-      await page.emulateMedia({ colorScheme });
-      await page.selectOption("#language", language);
-      await page.addScriptTag({ path: join(repoRoot, "node_modules", "axe-core", "axe.min.js") });
-      const violations = await page.evaluate(async () => {
-        const result = await window.axe.run(document, { resultTypes: ["violations"] });
-        return result.violations.filter((violation) => ["serious", "critical"].includes(violation.impact)).map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-      });
-      assert.deepEqual(violations, [], `${colorScheme} ${language}`);
-    }
-  }
-  await page.selectOption("#language", "en");
-  await page.emulateMedia({ colorScheme: "light" });
+  assert.deepEqual(await axeViolations(page), []);
 
   // n starts a visible, undoable decline; Undo sends nothing.
   const firstCard = page.locator(`.approval[data-id="${first.approval_id}"]`);
@@ -319,14 +284,7 @@ test("stop and resume through signed commands: the agent pauses, and on resume w
 
   // A stop survives a restart of the agent: it comes back paused and judges nothing.
   agent.stop();
-  agent = await startGovernedAgent({
-    guardUrl: guard.url,
-    agentToken: AGENT,
-    boardUrl: board.url,
-    llm: { url: `http://127.0.0.1:${model.address().port}/v1`, model: "scripted" },
-    narrowJudgement: true,
-    pollMs: 200,
-  });
+  agent = await startAgent();
   const judgedAtRestart = judgements;
   await new Promise((resolve) => setTimeout(resolve, 3000));
   assert.equal(judgements, judgedAtRestart, "a paused agent judges nothing after a restart");

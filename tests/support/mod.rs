@@ -308,3 +308,59 @@ impl World {
 pub fn run<F: Future>(future: F) -> F::Output {
     futures::executor::block_on(future)
 }
+
+/// A model that answers with the given structured outputs (or replies), in order, and records the prompts and
+/// the schemas it was sent; past its answers it fails with "no more answers".
+#[derive(Default)]
+pub struct ScriptedModel {
+    pub answers: RefCell<VecDeque<Result<agent_governor::llm::QueryReply, PortError>>>,
+    pub prompts: RefCell<Vec<String>>,
+    pub schemas: RefCell<Vec<serde_json::Value>>,
+}
+
+impl ScriptedModel {
+    /// Answers each query with the next structured output.
+    pub fn answering(answers: Vec<serde_json::Value>) -> Self {
+        Self::replying(
+            answers
+                .into_iter()
+                .map(|answer| {
+                    Ok(agent_governor::llm::QueryReply {
+                        structured_output: Some(answer),
+                        ..agent_governor::llm::QueryReply::default()
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// Answers each query with the next reply or port error.
+    pub fn replying(replies: Vec<Result<agent_governor::llm::QueryReply, PortError>>) -> Self {
+        Self {
+            answers: RefCell::new(replies.into()),
+            ..Self::default()
+        }
+    }
+
+    /// How many queries it was sent.
+    pub fn calls(&self) -> usize {
+        self.prompts.borrow().len()
+    }
+}
+
+impl agent_governor::ports::Llm for ScriptedModel {
+    async fn query(
+        &self,
+        prompt: &str,
+        options: &agent_governor::llm::QueryOptions,
+    ) -> Result<agent_governor::llm::QueryReply, PortError> {
+        self.prompts.borrow_mut().push(prompt.to_owned());
+        self.schemas
+            .borrow_mut()
+            .push(options.output_schema.clone());
+        self.answers
+            .borrow_mut()
+            .pop_front()
+            .unwrap_or_else(|| Err(PortError::new("no more answers")))
+    }
+}
