@@ -132,7 +132,7 @@ try {
   );
   await page.goto(`${baseUrl}bench.html`);
   const version = await browser.context.browser()?.version();
-  const browserResults = await page.evaluate(measure, { specifier: "/pkg/browser.js", rounds: ROUNDS });
+  const browserResults = await page.evaluate(measure, { specifier: "/pkg/index.js", rounds: ROUNDS });
   print(`Chromium ${version ?? "(Debian)"}`, browserResults);
 } finally {
   await browser.close();

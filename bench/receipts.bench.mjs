@@ -79,7 +79,7 @@ try {
   );
   await page.goto(`${baseUrl}bench.html`);
   const version = await browser.context.browser()?.version();
-  print(`Chromium ${version ?? "(Debian)"}`, await page.evaluate(measure, { specifier: "/pkg/guard/browser.js", count: COUNT }));
+  print(`Chromium ${version ?? "(Debian)"}`, await page.evaluate(measure, { specifier: "/pkg/guard/index.js", count: COUNT }));
 } finally {
   await browser.close();
   server.close();

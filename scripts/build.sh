@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the npm package into dist/: two WebAssembly modules, each real-LTO wasm -> wasm-bindgen -> wasm-opt,
 # with entry points per host, then checks their sizes against the budgets (scripts/size-budget.mjs).
-#   dist/          the full module (every component): `agent-governor`
-#   dist/guard/    the guard module (confirmations, the Executor, MemoryStore): `agent-governor/guard`
+#   dist/          the full module (every component): `agent-governor`, `agent-governor/init`
+#   dist/guard/    the guard module (confirmations, the Executor, MemoryStore): `agent-governor/guard`, `…/guard/init`
+#   dist/approver/ the approver helpers, no wasm: `agent-governor/approver`
 # When dist/ was built from the same inputs (scripts/build-inputs.mjs), nothing is rebuilt; `--force` rebuilds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,36 +26,33 @@ build_module() {
   log "$name: compiling the release cdylib (real LTO) $*"
   cargo rustc --quiet --release --target wasm32-unknown-unknown --lib --crate-type cdylib \
     --target-dir "$target_dir" "$@"
-  mkdir -p "$module_dir"
-  # One web-target output serves every host: each entry point instantiates it its own way.
+  mkdir -p "$module_dir/wasm"
+  # One web-target output serves every host: each entry point instantiates it its own way. Distinct names, so
+  # a bundle with both modules never has two files of one name.
   log "$name: generating JS bindings and TypeScript declarations"
-  wasm-bindgen "$target_dir/wasm32-unknown-unknown/release/$crate.wasm" --out-dir "$module_dir" --target web \
-    --remove-name-section --remove-producers-section
+  wasm-bindgen "$target_dir/wasm32-unknown-unknown/release/$crate.wasm" --out-dir "$module_dir/wasm" \
+    --out-name "${crate}_$name" --target web --remove-name-section --remove-producers-section
   log "$name: optimising with wasm-opt (binaryen from npm)"
-  node_modules/.bin/wasm-opt -Oz "$module_dir/${crate}_bg.wasm" -o "$module_dir/${crate}_bg.wasm"
+  node_modules/.bin/wasm-opt -Oz "$module_dir/wasm/${crate}_${name}_bg.wasm" -o "$module_dir/wasm/${crate}_${name}_bg.wasm"
 }
 
 # Separate target directories: the two feature sets never invalidate each other's incremental cache.
-build_module full target "$out/wasm"
-build_module guard target/guard "$out/guard/wasm" --no-default-features
+build_module full target "$out"
+build_module guard target/guard "$out/guard" --no-default-features
 
-cp src/wasm/entries/*.js src/wasm/entries/*.d.ts "$out/"
-cp src/wasm/entries/*.js src/wasm/entries/*.d.ts "$out/guard/"
-# Both modules carry the approver helpers (plain modules over their exports: signing stays in WebCrypto).
-for module in "$out" "$out/guard"; do
-  mkdir -p "$module/approver"
-  cp src/wasm/approver/*.js src/wasm/approver/*.d.ts "$module/approver/"
-  for entry in "$module"/node.js "$module"/browser.js "$module"/workerd.js "$module"/index.d.ts; do
-    printf 'export * from "./approver/index.js";\n' >>"$entry"
-  done
-done
-# The full module also carries the control loop's driver and log stores (plain modules over its exports).
-mkdir -p "$out/driver"
+# Shared by both modules, once: the approver helpers (plain JavaScript over WebCrypto, no wasm:
+# `agent-governor/approver`), and the full module's control-loop driver and log stores.
+mkdir -p "$out/approver" "$out/driver"
+cp src/wasm/approver/*.js src/wasm/approver/*.d.ts "$out/approver/"
 cp src/wasm/driver/*.js src/wasm/driver/*.d.ts "$out/driver/"
-for entry in "$out"/node.js "$out"/browser.js "$out"/workerd.js "$out"/index.d.ts; do
-  printf 'export * from "./driver/index.js";\n' >>"$entry"
-done
+cp src/wasm/load/load.js src/wasm/load/load.d.ts "$out/"
+cp src/wasm/load/load.js src/wasm/load/load.d.ts "$out/guard/"
+
+log "writing the entry points of each host (scripts/package-entries.mjs)"
+node scripts/package-entries.mjs "$out" full ./approver/index.js ./driver/index.js
+node scripts/package-entries.mjs "$out/guard" guard ../approver/index.js
+node scripts/package-entries.mjs --require-declarations "$out"
 
 # The ceilings are enforced here (quietly when within them); `npm test` and bench/ print the figures.
-node scripts/size-budget.mjs --quiet "$out/wasm/${crate}_bg.wasm" "$out/guard/wasm/${crate}_bg.wasm"
+node scripts/size-budget.mjs --quiet "$out/wasm/${crate}_full_bg.wasm" "$out/guard/wasm/${crate}_guard_bg.wasm"
 printf '%s\n' "$inputs" >"$out/.build-inputs"

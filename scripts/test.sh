@@ -10,7 +10,7 @@ bash scripts/setup.sh
 bash scripts/build.sh
 
 step "sizes of the shipped modules against their targets"
-node scripts/size-budget.mjs dist/wasm/agent_governor_bg.wasm dist/guard/wasm/agent_governor_bg.wasm
+node scripts/size-budget.mjs dist/wasm/agent_governor_full_bg.wasm dist/guard/wasm/agent_governor_guard_bg.wasm
 
 step "format and lints (panics, unwraps and indexing are denied outside tests)"
 cargo fmt --check

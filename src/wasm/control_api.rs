@@ -420,16 +420,6 @@ pub fn new_boot_id() -> Result<String, JsValue> {
     random_boot().map_err(invalid)
 }
 
-/// Text made safe to show a person, as the loop shows it: control, bidi and zero-width characters are
-/// made visible as `<U+XXXX>`.
-#[wasm_bindgen(js_name = displaySafe)]
-pub fn display_safe_text(
-    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-) -> Result<String, JsValue> {
-    let text = super::args::text("text", &text).map_err(invalid)?;
-    Ok(crate::control::display::display_safe(&text))
-}
-
 /// The pure step: `state` and one `event` in; the next state and the effects out. No I/O, no clock:
 /// the same inputs always give the same answer, so a host can persist, replay and test it.
 #[wasm_bindgen(js_name = controlStep, unchecked_return_type = "ControlStepResult")]

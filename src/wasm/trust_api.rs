@@ -1,7 +1,7 @@
 //! What a guard's host asks the core instead of deciding itself: time read and written one way (strict RFC
 //! 3339), request bodies read one way (strict JSON, bounded depth), the version of a piece of state, the two
-//! lines a person reads for a proposed change, and the receipts of Apply outcomes (their canonical bytes,
-//! digests and offline verification).
+//! lines a person reads for a proposed change, text made safe to show, and the receipts of Apply outcomes
+//! (their canonical bytes, digests and offline verification).
 
 use super::args;
 use super::convert::{from_js, from_js_valid, to_js};
@@ -23,6 +23,16 @@ use wasm_bindgen::prelude::*;
 const DEFAULT_MAX_BODY_DEPTH: usize = 32;
 /// The deepest any caller may allow (the parser's own limit is 128).
 const MAX_BODY_DEPTH: usize = 100;
+
+/// Text made safe to show a person: control, bidi and zero-width characters are made visible as
+/// `<U+XXXX>`; everything else is unchanged.
+#[wasm_bindgen(js_name = displaySafe)]
+pub fn display_safe_text(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+) -> Result<String, JsValue> {
+    let text = args::text("text", &text).map_err(invalid)?;
+    Ok(crate::display::display_safe(&text))
+}
 
 /// Epoch milliseconds of a strict RFC 3339 timestamp (`T` or a space between date and time, an explicit
 /// offset, a valid date and time). Throws `invalid_time` for anything else.

@@ -177,7 +177,7 @@ describe("the guard module in Chromium", () => {
     const page = await browser.context.newPage();
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
     const verdicts = await page.evaluate(async ([draft, signer]) => {
-      const { Guard, issueConfirmation, requestFor } = await import("/pkg/guard/browser.js");
+      const { Guard, issueConfirmation, requestFor } = await import("/pkg/guard/index.js");
       const guard = new Guard({ keys: { [signer.keyId]: signer.secret } });
       const confirmation = issueConfirmation(draft, signer);
       const request = requestFor(confirmation);

@@ -112,6 +112,27 @@ test("a device key registered on first run approves a live proposal with y on th
   await page.close();
 });
 
+test("the page loads no more WebAssembly than the guard module: signing is plain JavaScript", async () => {
+  const page = await browser.context.newPage();
+  const loaded = [];
+  page.on("response", (response) => loaded.push(response));
+  await page.goto(inboxUrl);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+  const wasm = [];
+  for (const response of loaded) {
+    const path = new URL(response.url()).pathname;
+    const type = response.headers()["content-type"] ?? "";
+    if (path.endsWith(".wasm") || type.startsWith("application/wasm") || path.includes("base64")) {
+      wasm.push({ path, bytes: (await response.body()).length });
+    }
+  }
+  const guardModule = statSync(join(repoRoot, "dist", "guard", "wasm", "agent_governor_guard_bg.wasm")).size;
+  assert.deepEqual(wasm.map((entry) => entry.path), ["/pkg/guard/wasm/agent_governor_guard_bg.wasm"]);
+  assert.ok(wasm[0].bytes <= guardModule, `${wasm[0].bytes} bytes of wasm, the guard module is ${guardModule}`);
+  console.log(`[inbox] wasm loaded: ${wasm[0].bytes} bytes (the guard module; the full module is not loaded)`);
+  await page.close();
+});
+
 test("decline with a reason is signed by the device key; a modifier held with n declines nothing", async () => {
   const { page, errors } = await openInbox();
   await page.waitForFunction(() => document.getElementById("register").hidden, null, { timeout: 10_000 });

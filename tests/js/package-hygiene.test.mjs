@@ -32,14 +32,19 @@ test("the tarball carries the MIT LICENSE the manifest declares, and the metadat
   assert.match(manifest.homepage, /^https:\/\//);
   assert.match(manifest.bugs.url, /^https:\/\//);
   assert.ok(manifest.keywords.length >= 5);
-  // Each entry that instantiates the wasm is named as having side effects, and exists in the tarball.
+  // Each entry that instantiates the wasm on import is named as having side effects, and exists in the tarball;
+  // the explicit-init and approver entries have none.
   for (const entry of manifest.sideEffects) assert.ok(files.includes(entry.replace(/^\.\//, "")), entry);
+  const targets = (conditions) => (typeof conditions === "string" ? [conditions] : Object.values(conditions).flatMap(targets));
   for (const [name, conditions] of Object.entries(manifest.exports)) {
-    if (typeof conditions === "string") continue;
-    for (const target of new Set(Object.values(conditions))) {
-      if (target.endsWith(".js")) assert.ok(manifest.sideEffects.includes(target), `${name} -> ${target} is an entry with side effects`);
+    for (const target of new Set(targets(conditions))) {
+      if (!/\.c?js$/.test(target)) continue;
+      const instantiates = /\/(index|node|workerd)\.c?js$/.test(target) && !target.includes("/approver/");
+      assert.equal(manifest.sideEffects.includes(target), instantiates, `${name} -> ${target}: side effects ${instantiates}`);
     }
   }
+  // One copy of each file: the approver helpers are shared by both modules.
+  assert.equal(files.filter((file) => file.endsWith("approver/index.js")).length, 1, "one approver module");
 });
 
 test("`agent-governor/package.json` resolves, and a CommonJS consumer requires the package on this Node", () => {

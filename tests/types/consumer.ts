@@ -166,7 +166,7 @@ export async function approveWithOwnKey(draft: Confirmation): Promise<Confirmati
     const count: number | null = checked.sign_count;
     void count;
   }
-  const challenge: Uint8Array = passkeyChallenge(draft, "alice-passkey");
+  const challenge: Uint8Array = await passkeyChallenge(draft, "alice-passkey");
   const passkey: PublicKeySpec = passkeyPublicKey({} as PublicKeyCredential, { rpId: "localhost", origins: ["http://localhost:8080"] });
   const assertion: PasskeyAssertion | undefined = signed.assertion ?? undefined;
   void [verdict, challenge, passkey, assertion];

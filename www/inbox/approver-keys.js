@@ -9,7 +9,7 @@ import {
   signAction,
   signActionWithPasskey,
   signConfirmation,
-} from "agent-governor";
+} from "agent-governor/approver";
 
 const DB = "agent-governor-inbox";
 const STORE = "approver";

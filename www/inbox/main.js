@@ -3,7 +3,9 @@
 // unknown; pick a transition for one the node moved on from (reconfirm); history with outcomes and audit
 // trails; the agent's presence and logs; the Command UI for admins. y and n act only on the focused
 // approval, never from an editable field or with a modifier held; a decline waits a few seconds and can be
-// undone; a device key's approval asks for a second y.
+// undone; a device key's approval asks for a second y. Signing needs no wasm (`agent-governor/approver`);
+// the guard module is loaded once, for the text the page shows (`displaySafe`).
+import { init } from "agent-governor/guard";
 import { guardApi, followFeed } from "./guard-api.js";
 import { forgetApprover, loadApprover, registerDeviceKey, registerPasskey, signApproval, signHumanAction } from "./approver-keys.js";
 import { showKeys } from "./key-manager.js";
@@ -13,6 +15,8 @@ import { fetchAgentLog, showAgentLog } from "./agent-log.js";
 import { TEXT, wordsFor } from "./i18n.js";
 import { showPresence } from "./presence.js";
 import { commandLine, needsText, showCommands } from "./commands.js";
+
+await init();
 
 /** How long a decline waits, undoable, before the signed decision is sent. */
 const DECLINE_UNDO_MS = 5000;

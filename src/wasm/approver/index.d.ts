@@ -1,4 +1,24 @@
-import type { Confirmation, HumanAction, PasskeyAssertion, PublicKeySpec, Receipt } from "../wasm/agent_governor.js";
+// Types only: importing `agent-governor/approver` loads no WebAssembly.
+import type { Confirmation, HumanAction, PasskeyAssertion, PublicKeySpec, Receipt } from "../guard/wasm/agent_governor_guard.js";
+
+/**
+ * The host's WebCrypto `CryptoKey` where its types are loaded (the DOM lib, a worker's types, @types/node);
+ * an opaque object in a project typed without them.
+ */
+export type HostCryptoKey = typeof globalThis extends { CryptoKey: { prototype: infer Key } } ? Key : object;
+
+/** A passkey assertion as `navigator.credentials.get` returns it (the parts a guard verifies). */
+export type AssertedCredential = {
+  response: { authenticatorData: ArrayBuffer | ArrayBufferView; clientDataJSON: ArrayBuffer | ArrayBufferView; signature: ArrayBuffer | ArrayBufferView };
+};
+
+/** A passkey registration as `navigator.credentials.create` returns it (its public key and algorithm). */
+export type RegisteredCredential = {
+  response: { getPublicKey(): ArrayBuffer | null; getPublicKeyAlgorithm(): number };
+};
+
+/** The browser's `PublicKeyCredential` where the DOM lib is loaded; nothing extra elsewhere. */
+type HostPublicKeyCredential = typeof globalThis extends { PublicKeyCredential: { prototype: infer Credential } } ? Credential : never;
 
 /** A human action before signing: `nonce` is filled with a fresh one when absent. */
 export type UnsignedHumanAction = Omit<HumanAction, "nonce"> & { nonce?: string };
@@ -13,7 +33,7 @@ export function signReceipt(receipt: Omit<Receipt, "key_id" | "signature">, key:
 export type ApproverKey = {
   keyId: string;
   /** Non-extractable unless generated with `extractable: true`. */
-  privateKey: CryptoKey;
+  privateKey: HostCryptoKey;
   /** What a guard is configured with. */
   publicKey: PublicKeySpec;
 };
@@ -35,11 +55,13 @@ export function signConfirmation(
   key: Pick<ApproverKey, "keyId" | "privateKey">,
 ): Promise<Confirmation>;
 export function signAction(action: UnsignedHumanAction, key: Pick<ApproverKey, "keyId" | "privateKey">): Promise<HumanAction>;
-export function passkeyChallenge(confirmation: Confirmation, keyId: string): Uint8Array;
-export function passkeyActionChallenge(action: HumanAction, keyId: string): Uint8Array;
-export function passkeyAssertion(credential: PublicKeyCredential): PasskeyAssertion;
+/** The 32-byte challenge a passkey signs to approve `confirmation` (SHA-256 of its canonical bytes). */
+export function passkeyChallenge(confirmation: Confirmation, keyId: string): Promise<Uint8Array>;
+/** The 32-byte challenge a passkey signs for a human action. */
+export function passkeyActionChallenge(action: HumanAction, keyId: string): Promise<Uint8Array>;
+export function passkeyAssertion(credential: AssertedCredential | HostPublicKeyCredential): PasskeyAssertion;
 export function passkeyPublicKey(
-  credential: PublicKeyCredential,
+  credential: RegisteredCredential | HostPublicKeyCredential,
   relyingParty: { rpId: string; origins: string[] },
 ): PublicKeySpec;
 export function approveWithPasskey(confirmation: Confirmation, passkey: PasskeyRef): Promise<Confirmation>;

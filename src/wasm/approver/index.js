@@ -1,24 +1,12 @@
-// Approver-side helpers: make a key only the approver holds, and sign with it. Ed25519 signing runs in the
-// host's WebCrypto (Node, browsers and workerd all have it), so a private key can stay non-extractable and
-// never enters the wasm module; passkeys sign inside the authenticator. The wasm module supplies the exact
-// bytes (or the passkey challenge) of what is approved.
-import {
-  actionChallenge,
-  canonicalAction,
-  canonicalReceipt,
-  canonicalConfirmation,
-  confirmationChallenge,
-} from "../wasm/agent_governor.js";
+// Approver-side helpers: make a key only the approver holds, and sign with it. Plain JavaScript over the
+// host's WebCrypto (Node, browsers and workerd all have it) with no WebAssembly, so a page that only signs
+// loads no wasm: `agent-governor/approver`. A private key can stay non-extractable and never leaves
+// WebCrypto; passkeys sign inside the authenticator. The bytes signed are the core's canonical encoding
+// (./canonical.js), so any guard verifies them.
+import { actionBytes, confirmationBytes, keyIdText, receiptBytes, sha256 } from "./canonical.js";
+import { typedError } from "./errors.js";
 
 const ED25519 = { name: "Ed25519" };
-
-function typedError(code, path, message) {
-  const error = new Error(message);
-  error.name = "AgentGovernorError";
-  error.code = code;
-  error.path = path;
-  return error;
-}
 
 function subtle() {
   const crypto = globalThis.crypto;
@@ -137,7 +125,7 @@ export async function generateApproverKey(options = {}) {
 /** Signs `confirmation`'s binding fields with an Ed25519 approver key; returns it with `key_id` and `signature`. */
 export async function signConfirmation(confirmation, key) {
   const { keyId, privateKey } = readSigningKey(key);
-  const bytes = canonicalConfirmation(confirmation, keyId);
+  const bytes = readValue("confirmation", () => confirmationBytes(confirmation, keyId));
   const signature = await subtle().sign(ED25519, privateKey, bytes);
   const { assertion: _dropped, ...rest } = readValue("confirmation", () => ({ ...confirmation }));
   return { ...rest, key_id: keyId, signature: hex(signature) };
@@ -163,7 +151,7 @@ function withNonce(action) {
 export async function signAction(unsignedAction, key) {
   const { keyId, privateKey } = readSigningKey(key);
   const action = withNonce(unsignedAction);
-  const bytes = canonicalAction(action, keyId);
+  const bytes = readValue("action", () => actionBytes(action, keyId));
   const signature = await subtle().sign(ED25519, privateKey, bytes);
   const { assertion: _dropped, ...rest } = readValue("action", () => ({ ...action }));
   return { ...rest, key_id: keyId, signature: hex(signature) };
@@ -176,18 +164,21 @@ export async function signAction(unsignedAction, key) {
 export async function signReceipt(receipt, key) {
   const { keyId, privateKey } = readSigningKey(key);
   const unsigned = readValue("receipt", () => ({ ...receipt, key_id: keyId, signature: "" }));
-  const signature = await subtle().sign(ED25519, privateKey, canonicalReceipt(unsigned));
+  const bytes = readValue("receipt", () => receiptBytes(unsigned));
+  const signature = await subtle().sign(ED25519, privateKey, bytes);
   return { ...unsigned, signature: hex(signature) };
 }
 
-/** The passkey challenge (32 bytes) that binds `confirmation` for key `keyId`. */
-export function passkeyChallenge(confirmation, keyId) {
-  return confirmationChallenge(confirmation, keyId);
+/** The passkey challenge (32 bytes: SHA-256 of the canonical bytes) that binds `confirmation` for key `keyId`. */
+export async function passkeyChallenge(confirmation, keyId) {
+  const bytes = readValue("confirmation", () => confirmationBytes(confirmation, keyIdText("keyId", keyId)));
+  return sha256(subtle(), bytes);
 }
 
 /** The passkey challenge (32 bytes) that binds a human action for key `keyId`. */
-export function passkeyActionChallenge(action, keyId) {
-  return actionChallenge(action, keyId);
+export async function passkeyActionChallenge(action, keyId) {
+  const bytes = readValue("action", () => actionBytes(action, keyIdText("keyId", keyId)));
+  return sha256(subtle(), bytes);
 }
 
 /** The parts of a `PublicKeyCredential` from `navigator.credentials.get` that a guard verifies. */
@@ -259,7 +250,7 @@ async function getAssertion(challenge, { credentialId, rpId, timeout }) {
  */
 export async function approveWithPasskey(confirmation, passkey) {
   const ref = readPasskey(passkey);
-  const challenge = confirmationChallenge(confirmation, ref.keyId);
+  const challenge = await passkeyChallenge(confirmation, ref.keyId);
   const assertion = await getAssertion(challenge, ref);
   const { signature: _dropped, ...rest } = readValue("confirmation", () => ({ ...confirmation }));
   return { ...rest, key_id: ref.keyId, signature: null, assertion };
@@ -269,7 +260,7 @@ export async function approveWithPasskey(confirmation, passkey) {
 export async function signActionWithPasskey(unsignedAction, passkey) {
   const ref = readPasskey(passkey);
   const action = withNonce(unsignedAction);
-  const challenge = actionChallenge(action, ref.keyId);
+  const challenge = await passkeyActionChallenge(action, ref.keyId);
   const assertion = await getAssertion(challenge, ref);
   const { signature: _dropped, ...rest } = readValue("action", () => ({ ...action }));
   return { ...rest, key_id: ref.keyId, signature: null, assertion };

@@ -15,7 +15,7 @@ import {
   requestFor,
   retainLog,
   saveConfirmation,
-} from "../wasm/agent_governor.js";
+} from "../wasm/agent_governor_full.js";
 import { memoryLogStore } from "./log-stores.js";
 
 const CONFIG_KEYS = [

@@ -1,6 +1,6 @@
 // The package's JavaScript side of the control loop: the driver and the log stores, and
 // `governor.loop(config)`, which fills the loop's components from the governor's ports.
-import { Governor } from "../wasm/agent_governor.js";
+import { Governor } from "../wasm/agent_governor_full.js";
 import { createControlLoop } from "./control-loop.js";
 
 export { createControlLoop } from "./control-loop.js";

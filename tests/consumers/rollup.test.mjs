@@ -1,0 +1,55 @@
+// Rollup as the consumer's bundler with @rollup/plugin-node-resolve (its `browser: true` option and its default),
+// ESM output loaded as a module script in Chromium.
+import { after, before, test } from "node:test";
+import { launchChromium, modulePage, pageVerdict } from "./support/browser.mjs";
+import { createProject, fixture, packPackage } from "./support/project.mjs";
+import { serveStatic } from "./support/serve.mjs";
+import { measure, recordSizes } from "./support/sizes.mjs";
+import { ensureTools, mustRunTool, toolVersion } from "./support/tools.mjs";
+import { assertVerdict } from "./support/verdict.mjs";
+
+let packed;
+let browser;
+
+before(async () => {
+  await ensureTools();
+  packed = packPackage();
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  packed?.cleanup();
+});
+
+const config = (options) => `import { nodeResolve } from "@rollup/plugin-node-resolve";
+
+export default {
+  input: "main.js",
+  output: { dir: "dist", format: "esm" },
+  plugins: [nodeResolve(${options})],
+};
+`;
+const version = `Rollup ${toolVersion("rollup")} + @rollup/plugin-node-resolve ${toolVersion("@rollup/plugin-node-resolve")}`;
+
+for (const [label, options] of [["browser: true", "{ browser: true }"], ["default options", ""]]) {
+  test(`${version} (${label}): ESM output in Chromium`, async (t) => {
+    const name = `rollup-${options ? "browser" : "default"}`;
+    const project = createProject(packed, name, {
+      files: {
+        "main.js": fixture("guard.js"),
+        "verdict.js": fixture("verdict.js"),
+        "rollup.config.mjs": config(options),
+        "dist/index.html": modulePage("main.js"),
+      },
+    });
+    project.linkTool("@rollup/plugin-node-resolve");
+    await mustRunTool("rollup", ["--config", "rollup.config.mjs"], { cwd: project.dir });
+    recordSizes(t, name, measure(project.path("dist")));
+    const server = await serveStatic(project.path("dist"));
+    try {
+      assertVerdict(await pageVerdict(browser, `${server.url}/`, { server }));
+    } finally {
+      await server.close();
+    }
+  });
+}

@@ -1,0 +1,56 @@
+// Vite as the consumer's bundler, with no configuration: the production build (`vite build`) and the dev server
+// (`vite`, which pre-bundles dependencies), each page loaded in Chromium.
+import { after, before, test } from "node:test";
+import { freePort, waitForHttp } from "../js/helpers.mjs";
+import { launchChromium, modulePage, pageVerdict } from "./support/browser.mjs";
+import { createProject, fixture, packPackage } from "./support/project.mjs";
+import { serveStatic } from "./support/serve.mjs";
+import { measure, recordSizes } from "./support/sizes.mjs";
+import { ensureTools, mustRunTool, startTool, toolVersion } from "./support/tools.mjs";
+import { assertVerdict } from "./support/verdict.mjs";
+
+let packed;
+let browser;
+
+before(async () => {
+  await ensureTools();
+  packed = packPackage();
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  packed?.cleanup();
+});
+
+const pageFiles = () => ({ "index.html": modulePage("/main.js"), "main.js": fixture("guard.js"), "verdict.js": fixture("verdict.js") });
+
+for (const tool of ["vite7", "vite8"]) {
+  const name = `Vite ${toolVersion(tool)}`;
+
+  test(`${name}: production build (vite build) in Chromium`, async (t) => {
+    const project = createProject(packed, `${tool}-build`, { files: pageFiles() });
+    await mustRunTool(tool, ["build"], { cwd: project.dir });
+    recordSizes(t, `${tool} build`, measure(project.path("dist")));
+    const server = await serveStatic(project.path("dist"));
+    try {
+      assertVerdict(await pageVerdict(browser, `${server.url}/`, { server }));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test(`${name}: dev server (vite, default config, pre-bundled dependencies) in Chromium`, async () => {
+    const project = createProject(packed, `${tool}-dev`, { files: pageFiles() });
+    const port = await freePort();
+    const dev = startTool(tool, ["--host", "127.0.0.1", "--port", String(port), "--strictPort"], { cwd: project.dir });
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/`, 60_000, dev.alive);
+      assertVerdict(await pageVerdict(browser, `http://127.0.0.1:${port}/`));
+    } catch (error) {
+      error.message += `\n--- vite output ---\n${dev.output()}`;
+      throw error;
+    } finally {
+      await dev.stop();
+    }
+  });
+}

@@ -1,0 +1,141 @@
+// `agent-governor/approver` signs with no WebAssembly, so it writes the canonical bytes itself: they must be
+// the core's, byte for byte, for every value the core accepts (else a person's signature would not verify),
+// and a value the core refuses must not be signed as something else.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { actionBytes, confirmationBytes, receiptBytes } from "../../dist/approver/canonical.js";
+import { passkeyActionChallenge, passkeyChallenge } from "agent-governor/approver";
+import { actionChallenge, canonicalAction, canonicalConfirmation, canonicalReceipt, confirmationChallenge } from "agent-governor/guard";
+
+// Deterministic pseudo-random values (xorshift), so a failure names a reproducible case.
+function generator(seed) {
+  let state = seed >>> 0 || 1;
+  const next = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+  const pick = (items) => items[Math.floor(next() * items.length)];
+  const PIECES = [
+    "a", "Z", "0", " ", "\"", "\\", "/", "\n", "\r", "\t", "\b", "\f", "\u0000", "\u0001", "\u001f", "\u007f",
+    "\u0080", "\u00e9", "\u2028", "\u2029", "\u202e", "\u200b", "\ufeff", "日本語", "😀", "\ud83d\udc4d", "<", ">", "&",
+    "'", "`", "${x}", "\u00a0", "\u3000", "{", "]", ",", ":", "null", "true", "-1e9",
+  ];
+  const text = (max = 24) => {
+    let out = "";
+    const length = Math.floor(next() * max);
+    for (let i = 0; i < length; i++) out += pick(PIECES);
+    return out;
+  };
+  const nonEmpty = () => `x${text()}`;
+  return { next, pick, text, nonEmpty };
+}
+
+function confirmationOf(r) {
+  const confirmation = {
+    confirmation_id: r.nonEmpty(),
+    node_id: r.nonEmpty(),
+    proposed_change: { type: r.nonEmpty(), from: r.text(), to: r.nonEmpty() },
+    intent: r.text(),
+    reason: r.text(64),
+    confirmed_by: "human",
+    confirmed_at: r.pick(["2026-11-25T04:00:00.000Z", "2026-11-25T13:00:00+09:00", "2026-11-25 04:00:00Z"]),
+    ui_action: r.text(),
+    key_id: null,
+    signature: null,
+    consumed: false,
+    consumed_at: null,
+    cancelled: false,
+    in_flight_at: null,
+    invalidated_at: null,
+  };
+  if (r.next() < 0.5) confirmation.audience = r.nonEmpty();
+  return confirmation;
+}
+
+function actionOf(r) {
+  return {
+    action: r.pick(["decline", "cancel", "reconcile_applied", "reconcile_not_applied", "add_key", "revoke_key", "rename_key", "command"]),
+    approval_id: r.nonEmpty(),
+    detail: r.text(64),
+    at: "2026-11-25T04:00:00.000Z",
+    nonce: "n".repeat(16) + Math.floor(r.next() * 1e9),
+    version: `v${Math.floor(r.next() * 1e6)}`,
+    key_id: null,
+  };
+}
+
+function receiptOf(r) {
+  const receipt = {
+    seq: Math.floor(r.next() * 2 ** 40),
+    approval_id: r.nonEmpty(),
+    change_digest: r.text(),
+    approver: r.text(),
+    outcome: r.pick(["applied", "rejected", "failed"]),
+    at: "2026-11-25T04:00:00.000Z",
+    prev: r.next() < 0.3 ? null : r.text(),
+    key_id: r.nonEmpty(),
+    signature: "",
+  };
+  return receipt;
+}
+
+const CASES = 600;
+
+test("confirmation bytes and passkey challenges equal the core's for generated confirmations and key ids", async () => {
+  const r = generator(20261125);
+  for (let i = 0; i < CASES; i++) {
+    const confirmation = confirmationOf(r);
+    const keyId = r.nonEmpty();
+    const core = canonicalConfirmation(confirmation, keyId);
+    assert.deepEqual(confirmationBytes(confirmation, keyId), core, `case ${i}: ${JSON.stringify(confirmation)}`);
+    if (i % 20 === 0) assert.deepEqual(await passkeyChallenge(confirmation, keyId), confirmationChallenge(confirmation, keyId));
+  }
+});
+
+test("human action bytes and passkey challenges equal the core's for every kind", async () => {
+  const r = generator(7);
+  for (let i = 0; i < CASES; i++) {
+    const action = actionOf(r);
+    if (r.next() < 0.2) delete action.detail;
+    const keyId = r.nonEmpty();
+    assert.deepEqual(actionBytes(action, keyId), canonicalAction(action, keyId), `case ${i}: ${JSON.stringify(action)}`);
+    if (i % 20 === 0) assert.deepEqual(await passkeyActionChallenge(action, keyId), actionChallenge(action, keyId));
+  }
+});
+
+test("receipt bytes equal the core's, whole sequence numbers up to 2^53 - 1 included", () => {
+  const r = generator(99);
+  for (let i = 0; i < CASES; i++) {
+    const receipt = receiptOf(r);
+    if (i === 0) receipt.seq = Number.MAX_SAFE_INTEGER;
+    if (i === 1) receipt.seq = 0;
+    assert.deepEqual(receiptBytes(receipt), canonicalReceipt(receipt), `case ${i}: ${JSON.stringify(receipt)}`);
+  }
+});
+
+test("what the core refuses is refused here with a typed error, never encoded differently", () => {
+  const r = generator(3);
+  const refusals = [
+    ["a lone surrogate", (c) => (c.reason = "a\ud800b"), "confirmation.reason"],
+    ["a missing intent", (c) => delete c.intent, "confirmation.intent"],
+    ["a number for a string", (c) => (c.proposed_change.to = 5), "confirmation.proposed_change.to"],
+    ["an empty node id", (c) => (c.node_id = "  "), "confirmation.node_id"],
+    ["a node id of white space only (U+0085, U+3000)", (c) => (c.node_id = "\u0085\u3000"), "confirmation.node_id"],
+    ["an agent's confirmation", (c) => (c.confirmed_by = "agent"), "confirmation.confirmed_by"],
+    ["an empty audience", (c) => (c.audience = ""), "confirmation.audience"],
+  ];
+  for (const [what, spoil, path] of refusals) {
+    const confirmation = confirmationOf(r);
+    spoil(confirmation);
+    assert.throws(() => canonicalConfirmation(confirmation, "k"), (error) => error.code === "invalid_input", `the core refuses ${what}`);
+    assert.throws(() => confirmationBytes(confirmation, "k"), (error) => error.name === "AgentGovernorError" && error.code === "invalid_input" && error.path === path, what);
+  }
+  // U+FEFF is not white space to the core: a node id of it alone is encoded, as the core encodes it.
+  const bom = { ...confirmationOf(r), node_id: "\ufeff" };
+  assert.deepEqual(confirmationBytes(bom, "k"), canonicalConfirmation(bom, "k"));
+  assert.throws(() => actionBytes({ ...actionOf(r), action: "approve" }, "k"), (error) => error.path === "action.action");
+  assert.throws(() => receiptBytes({ ...receiptOf(r), seq: 2 ** 53 }), (error) => error.path === "receipt.seq");
+  assert.throws(() => confirmationBytes(confirmationOf(r), ""), (error) => error.path === "keyId");
+});
