@@ -81,5 +81,5 @@ for (let i = 0; i < 20_000; i++) {
 await measureAsync("Executor.execute (MemoryStore, applied)", approvals.length, (i) => executor.execute(approvals[i]));
 await measureAsync("Executor.execute again (already_consumed)", approvals.length, (i) => executor.execute(approvals[i]));
 
-const wasm = readFileSync(new URL("../dist/wasm/agent_governor_bg.wasm", import.meta.url));
+const wasm = readFileSync(new URL("../dist/wasm/agent_governor_full_bg.wasm", import.meta.url));
 console.log(`\nshipped .wasm: ${wasm.length} bytes raw, ${gzipSync(wasm, { level: 9 }).length} bytes gzip`);

@@ -19,8 +19,8 @@ compressed() { # FILE -> "raw gzip brotli"
 
 printf '%-8s %10s %10s %10s\n' module raw gzip brotli
 for module in full guard; do
-  path=dist/wasm/${crate}_bg.wasm
-  [[ $module == guard ]] && path=dist/guard/wasm/${crate}_bg.wasm
+  path=dist/wasm/${crate}_full_bg.wasm
+  [[ $module == guard ]] && path=dist/guard/wasm/${crate}_guard_bg.wasm
   [[ -f $path ]] || { echo "missing $path: run npm run build first" >&2; exit 1; }
   read -r raw gzip brotli < <(compressed "$path")
   printf '%-8s %10s %10s %10s\n' "$module" "$raw" "$gzip" "$brotli"

@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const modules = {
-  "agent-governor/guard": `${root}dist/guard/wasm/agent_governor_bg.wasm`,
-  "agent-governor (full)": `${root}dist/wasm/agent_governor_bg.wasm`,
+  "agent-governor/guard": `${root}dist/guard/wasm/agent_governor_guard_bg.wasm`,
+  "agent-governor (full)": `${root}dist/wasm/agent_governor_full_bg.wasm`,
   "cedar-wasm": `${root}node_modules/@cedar-policy/cedar-wasm/nodejs/cedar_wasm_bg.wasm`,
 };
 

@@ -1,41 +1,158 @@
-// The README's quick start, run exactly as written, so the docs cannot rot.
+// Every code block of the README runs as written, in the host it names (`<!-- runs in: node | browser | worker -->`
+// above it), and prints what the README says it prints; an LLM endpoint is the scripted test server. The npm
+// page shows the README from the tarball alone, so its links and images are absolute.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
-import { test } from "node:test";
-import { repoRoot } from "./helpers.mjs";
+import { promisify } from "node:util";
+import { after, before, test } from "node:test";
+import { buildSync } from "esbuild";
+import { freePort, launchChromium, repoRoot, startEdgeWorker } from "./helpers.mjs";
+import { startTaskBoard } from "../../edge/task-board.mjs";
+import { INBOX, startGuardService } from "./edge-service-support.mjs";
+import { PASSING_VERDICT, completeChecklist, modelUrl, startScriptedModel } from "./support/scripted-model.mjs";
 
-function quickStart() {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("## Quick start"));
-  const match = section.match(/```js\n([\s\S]*?)```/);
-  assert.ok(match, "the README has a quick start code block");
-  return match[1];
+const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+const directory = join(repoRoot, "target", "readme");
+
+/** Each ```js block with its host and, when the README shows one, the output that follows it ("prints"). */
+function snippets() {
+  const found = [];
+  const block = /(?:<!-- runs in: (\w+) -->\n[ \t]*)?```js\n([\s\S]*?)[ \t]*```\n(?:\nprints\n\n```\n([\s\S]*?)```\n)?/g;
+  for (const match of readme.matchAll(block)) {
+    const line = readme.slice(0, match.index).split("\n").length;
+    found.push({ host: match[1], code: match[2], prints: match[3], line });
+  }
+  return found;
 }
 
-test("the README quick start runs as written and prints what it says", () => {
-  // Written inside the repository so that `import "agent-governor"` resolves to this package.
-  const directory = join(repoRoot, "target", "readme");
-  mkdirSync(directory, { recursive: true });
-  const file = join(directory, "quick-start.mjs");
-  writeFileSync(file, quickStart());
-  const run = spawnSync(process.execPath, [file], { encoding: "utf8" });
-  assert.equal(run.status, 0, run.stderr);
-  assert.equal(run.stdout, "applied done\nrejected already_consumed\n");
+const insight = { reasoning: "r", error_identification: "stopped at page 1", root_cause_analysis: "one page read", correct_approach: "read every page", key_insight: "Read every page before summing." };
+
+/** The scripted model's answer for a structured-output request, by the shape its schema asks for. */
+function answerFor(_name, schema) {
+  const fields = Object.keys(schema.properties ?? {});
+  if (fields.includes("checklist")) return completeChecklist("the login endpoint is implemented and tested");
+  if (fields.includes("pass")) return PASSING_VERDICT;
+  if (fields.includes("insights")) return { insights: [insight], bullet_evaluations: [] };
+  throw new Error(`no scripted answer for a schema with ${fields.join(", ")}`);
+}
+
+let model;
+let board;
+let guard;
+
+before(async () => {
+  rmSync(directory, { recursive: true, force: true });
+  mkdirSync(join(directory, "node_modules"), { recursive: true });
+  // The README's imports name the package: resolve it to this checkout, as an installed copy would be.
+  symlinkSync(repoRoot, join(directory, "node_modules", "agent-governor"), "dir");
+  model = await startScriptedModel(answerFor);
+  board = await startTaskBoard();
+  guard = await startGuardService(board);
 });
 
-test("the README's control loop example runs as written and prints the approval request it shows", () => {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("## The control loop: one governed agent"));
-  const code = section.match(/```js\n([\s\S]*?)```/);
-  const printed = section.match(/prints\n\n```\n([\s\S]*?)```/);
-  assert.ok(code && printed, "the section has its example and what it prints");
-  const directory = join(repoRoot, "target", "readme");
-  mkdirSync(directory, { recursive: true });
-  const file = join(directory, "control-loop.mjs");
-  writeFileSync(file, code[1]);
-  const run = spawnSync(process.execPath, [file], { encoding: "utf8" });
-  assert.equal(run.status, 0, run.stderr);
-  assert.equal(run.stdout, printed[1]);
+after(async () => {
+  model?.close();
+  await guard?.dispose();
+  await board?.close();
+});
+
+test("every code block names the host it runs in", () => {
+  const all = snippets();
+  assert.ok(all.length >= 8, `${all.length} code blocks`);
+  for (const snippet of all) assert.ok(["node", "browser", "worker"].includes(snippet.host), `README line ${snippet.line}: no host`);
+  assert.equal(all.filter((snippet) => snippet.host === "browser").length, 1);
+  assert.equal(all.filter((snippet) => snippet.host === "worker").length, 1);
+});
+
+test("the README starts with the install command and quick starts for Node, a browser bundler and a Worker", () => {
+  const install = readme.indexOf("npm install agent-governor");
+  assert.ok(install > 0 && install < readme.indexOf("## Quick start"));
+  for (const heading of ["### Node", "### Browser", "### Cloudflare Worker"]) assert.ok(readme.includes(`\n${heading}`), heading);
+  assert.ok(readme.indexOf("## In this repository") > readme.indexOf("## The control loop"), "the repository's own material comes last");
+  for (const quickStart of snippets().slice(0, 3)) {
+    assert.ok(quickStart.code.trim().split("\n").length <= 12, `the quick start at line ${quickStart.line} is short`);
+  }
+});
+
+test("links and images are absolute (the npm page has no repository files)", () => {
+  const relative = [...readme.matchAll(/\]\(([^)#][^)]*)\)|src="([^"]+)"/g)]
+    .map((match) => match[1] ?? match[2])
+    .filter((target) => !/^https:\/\//.test(target));
+  assert.deepEqual(relative, []);
+});
+
+test("the Node blocks run as written and print what the README shows", async () => {
+  const env = { ...process.env, LLM_BASE_URL: modelUrl(model), GUARD_URL: guard.url, INBOX_TOKEN: INBOX };
+  for (const [index, snippet] of snippets().entries()) {
+    if (snippet.host !== "node") continue;
+    const file = join(directory, `block-${index}.mjs`);
+    writeFileSync(file, snippet.code);
+    // Not spawnSync: the scripted model answers from this process's event loop.
+    const run = await promisify(execFile)(process.execPath, [file], { encoding: "utf8", env, timeout: 60_000 }).catch((error) => error);
+    assert.equal(run.code ?? 0, 0, `README line ${snippet.line}: ${run.stderr}`);
+    if (snippet.prints !== undefined) assert.equal(run.stdout, snippet.prints, `README line ${snippet.line}`);
+    else assert.notEqual(run.stdout.trim(), "", `README line ${snippet.line} prints something`);
+  }
+});
+
+test("the browser block, bundled by esbuild with its defaults, runs in Chromium and logs pass", async () => {
+  const snippet = snippets().find((candidate) => candidate.host === "browser");
+  writeFileSync(join(directory, "browser.js"), snippet.code);
+  buildSync({ entryPoints: [join(directory, "browser.js")], bundle: true, outfile: join(directory, "browser-bundle.js"), logLevel: "warning" });
+  const files = {
+    "/": ["text/html", '<!doctype html><meta charset="utf-8"><title>readme</title><script src="/bundle.js"></script>'],
+    "/bundle.js": ["text/javascript", readFileSync(join(directory, "browser-bundle.js"))],
+  };
+  const server = createServer((request, response) => {
+    const file = files[request.url];
+    response.writeHead(file ? 200 : 404, { "content-type": file?.[0] ?? "text/plain" });
+    response.end(file?.[1] ?? "");
+  });
+  const port = await freePort();
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const browser = await launchChromium();
+  try {
+    const page = await browser.context.newPage();
+    const logged = [];
+    const errors = [];
+    page.on("console", (message) => logged.push(message.text()));
+    page.on("pageerror", (error) => errors.push(error.message));
+    const printed = new Promise((resolve) => page.on("console", (message) => resolve(message.text())));
+    // 127.0.0.1 is a secure context, so WebCrypto's Ed25519 is there.
+    await page.goto(`http://127.0.0.1:${port}/`);
+    const first = await Promise.race([printed, new Promise((resolve) => setTimeout(() => resolve(`nothing logged; errors: ${errors.join("; ")}`), 15_000))]);
+    assert.equal(first, "pass", `logged: ${logged.join(" | ")}; errors: ${errors.join("; ")}`);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
+
+test("the Worker block runs in workerd (wrangler dev): a signed confirmation passes, an altered one is 403", async () => {
+  const snippet = snippets().find((candidate) => candidate.host === "worker");
+  const workerDirectory = join(directory, "worker");
+  mkdirSync(workerDirectory, { recursive: true });
+  writeFileSync(join(workerDirectory, "worker.js"), snippet.code);
+  writeFileSync(join(workerDirectory, "wrangler.toml"), 'name = "readme-worker"\nmain = "worker.js"\ncompatibility_date = "2025-09-01"\n');
+  const approver = { keyId: "dashboard", secret: "at-least-32-bytes-of-secret-for-hmac!" };
+  const worker = await startEdgeWorker({ APPROVER_KEY_ID: approver.keyId, APPROVER_SECRET: approver.secret }, { dir: join("target", "readme", "worker") });
+  try {
+    const { issueConfirmation } = await import("agent-governor/guard");
+    const confirmation = issueConfirmation(
+      { node_id: "T-1", proposed_change: { type: "status_change", from: "todo", to: "done" }, intent: "i", reason: "r", ui_action: "approve_button" },
+      approver,
+    );
+    const ask = (body) => fetch(worker.url, { method: "POST", body: JSON.stringify(body) });
+    const passed = await ask({ confirmation, currentStatus: "todo" });
+    assert.equal(passed.status, 200);
+    assert.equal((await passed.json()).verdict, "pass");
+    const altered = await ask({ confirmation: { ...confirmation, intent: "something else" }, currentStatus: "todo" });
+    assert.equal(altered.status, 403);
+    assert.equal((await altered.json()).phase, "signature_invalid");
+  } finally {
+    await worker.stop();
+  }
 });
