@@ -96,9 +96,32 @@ pub fn read_audit(ports: &JsValue) -> Result<JsAudit, JsValue> {
 const MAX_AUDIT_TIMEOUT_MS: f64 = 600_000.0;
 
 pub fn read_keys(value: &JsValue) -> Result<KeyRing, JsValue> {
+    refuse_undefined_keys(value)?;
     let keys: BTreeMap<String, KeySpec> =
         from_js("keys", value).map_err(|error| input_error(&error))?;
     KeyRing::from_specs(&keys).map_err(|error| input_error(&error))
+}
+
+/// A key whose value is `undefined` (an environment variable that is not set) is named as such: JSON drops
+/// it, and the ring would otherwise be refused as if no key had been given.
+fn refuse_undefined_keys(value: &JsValue) -> Result<(), JsValue> {
+    if !super::args::is_plain_object(value) {
+        return Ok(());
+    }
+    let object: &js_sys::Object = value.unchecked_ref();
+    for key_id in js_sys::Object::keys(object).iter() {
+        let Some(key_id) = key_id.as_string() else {
+            continue;
+        };
+        let key = Reflect::get(value, &JsValue::from_str(&key_id)).unwrap_or(JsValue::UNDEFINED);
+        if key.is_undefined() {
+            return Err(input_error(&InputError::invalid(
+                format!("keys.{key_id}"),
+                "is undefined: expected an HMAC secret (a string) or a public key ({ type, public_key, ... }); is an environment variable unset?",
+            )));
+        }
+    }
+    Ok(())
 }
 
 pub fn read_signer(value: &JsValue) -> Result<Signer, JsValue> {

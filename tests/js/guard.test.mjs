@@ -189,3 +189,13 @@ describe("the guard module in Chromium", () => {
     assert.deepEqual(verdicts, ["pass", "already_consumed"]);
   });
 });
+
+test("a key whose value is undefined (an unset environment variable) is named, not taken for no key at all", () => {
+  for (const [label, module] of [["guard", guardModule], ["full", full]]) {
+    assert.throws(
+      () => new module.Guard({ keys: { "approver-2026": undefined, other: "0123456789abcdef0123456789abcdef" } }),
+      (error) => error.code === "invalid_input" && error.path === "keys.approver-2026" && /undefined/.test(error.message),
+      label,
+    );
+  }
+});
