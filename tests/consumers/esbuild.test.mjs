@@ -15,7 +15,7 @@ before(async () => {
   await ensureTools();
   packed = packPackage();
   browser = await launchChromium();
-});
+}, { timeout: 600_000 });
 after(async () => {
   await browser?.close();
   packed?.cleanup();
@@ -27,7 +27,7 @@ const variants = [
 ];
 
 for (const [label, flags, page] of variants) {
-  test(`esbuild ${toolVersion("esbuild")}: --bundle ${label} in Chromium`, async (t) => {
+  test(`esbuild ${toolVersion("esbuild")}: --bundle ${label} in Chromium`, { timeout: 180_000 }, async (t) => {
     const name = `esbuild-${flags.length ? "esm" : "iife"}`;
     const project = createProject(packed, name, {
       files: { "main.js": fixture("guard.js"), "verdict.js": fixture("verdict.js"), "dist/index.html": page },

@@ -15,7 +15,7 @@ before(async () => {
   await ensureTools();
   packed = packPackage();
   browser = await launchChromium();
-});
+}, { timeout: 600_000 });
 after(async () => {
   await browser?.close();
   packed?.cleanup();
@@ -32,7 +32,7 @@ export default {
 const version = `Rollup ${toolVersion("rollup")} + @rollup/plugin-node-resolve ${toolVersion("@rollup/plugin-node-resolve")}`;
 
 for (const [label, options] of [["browser: true", "{ browser: true }"], ["default options", ""]]) {
-  test(`${version} (${label}): ESM output in Chromium`, async (t) => {
+  test(`${version} (${label}): ESM output in Chromium`, { timeout: 180_000 }, async (t) => {
     const name = `rollup-${options ? "browser" : "default"}`;
     const project = createProject(packed, name, {
       files: {

@@ -16,7 +16,7 @@ before(async () => {
   await ensureTools();
   packed = packPackage();
   browser = await launchChromium();
-});
+}, { timeout: 600_000 });
 after(async () => {
   await browser?.close();
   packed?.cleanup();
@@ -27,7 +27,7 @@ const pageFiles = () => ({ "index.html": modulePage("/main.js"), "main.js": fixt
 for (const tool of ["vite7", "vite8"]) {
   const name = `Vite ${toolVersion(tool)}`;
 
-  test(`${name}: production build (vite build) in Chromium`, async (t) => {
+  test(`${name}: production build (vite build) in Chromium`, { timeout: 180_000 }, async (t) => {
     const project = createProject(packed, `${tool}-build`, { files: pageFiles() });
     await mustRunTool(tool, ["build"], { cwd: project.dir });
     recordSizes(t, `${tool} build`, measure(project.path("dist")));
@@ -39,7 +39,7 @@ for (const tool of ["vite7", "vite8"]) {
     }
   });
 
-  test(`${name}: dev server (vite, default config, pre-bundled dependencies) in Chromium`, async () => {
+  test(`${name}: dev server (vite, default config, pre-bundled dependencies) in Chromium`, { timeout: 180_000 }, async () => {
     const project = createProject(packed, `${tool}-dev`, { files: pageFiles() });
     const port = await freePort();
     const dev = startTool(tool, ["--host", "127.0.0.1", "--port", String(port), "--strictPort"], { cwd: project.dir });

@@ -15,7 +15,7 @@ before(async () => {
   await ensureTools();
   packed = packPackage();
   browser = await launchChromium();
-});
+}, { timeout: 600_000 });
 after(async () => {
   await browser?.close();
   packed?.cleanup();
@@ -24,7 +24,7 @@ after(async () => {
 const version = `webpack ${toolVersion("webpack")} (webpack-cli ${toolVersion("webpack-cli")})`;
 
 for (const [target, page] of [["web", classicPage("main.js")], ["webworker", workerPage("main.js")]]) {
-  test(`${version}: --target ${target}, no config, in Chromium`, async (t) => {
+  test(`${version}: --target ${target}, no config, in Chromium`, { timeout: 180_000 }, async (t) => {
     const project = createProject(packed, `webpack-${target}`, {
       // webpack's default entry (src/index.js) and output (dist/main.js).
       files: { "src/index.js": fixture("guard.js"), "src/verdict.js": fixture("verdict.js"), "dist/index.html": page },

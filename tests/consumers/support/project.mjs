@@ -1,9 +1,9 @@
 // Fresh consumer projects in a temporary directory, each with the packed package (`npm pack` of the repository)
 // extracted into its node_modules exactly as `npm install` would place it: no registry is involved.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { repoRoot, toolModules } from "./tools.mjs";
 
@@ -22,7 +22,7 @@ export function fixture(name) {
  */
 export function packPackage() {
   const root = mkdtempSync(join(tmpdir(), "agent-governor-consumers-"));
-  let tarball = process.env.AGENT_GOVERNOR_CONSUMER_TARBALL;
+  let tarball = process.env.AGENT_GOVERNOR_CONSUMER_TARBALL ? resolve(process.env.AGENT_GOVERNOR_CONSUMER_TARBALL) : null;
   if (!tarball) {
     const [packed] = JSON.parse(
       execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", root], {
@@ -103,10 +103,6 @@ export function createProject(packed, name, { packageJson = {}, files = {} } = {
       const target = join(dir, "node_modules", as);
       mkdirSync(dirname(target), { recursive: true });
       symlinkSync(join(toolModules, toolName), target, "dir");
-    },
-    /** Copies a directory of the tools workspace into the project (for tools that must not follow links). */
-    copyTool(toolName, as = toolName) {
-      cpSync(join(toolModules, toolName), join(dir, "node_modules", as), { recursive: true });
     },
   };
 }

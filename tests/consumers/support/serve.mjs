@@ -47,7 +47,12 @@ export function serveStatic(directory) {
       resolve({
         url: `http://127.0.0.1:${server.address().port}`,
         missing,
-        close: () => new Promise((done) => server.close(done)),
+        // Browsers keep connections open: drop them, or close() waits for their keep-alive to run out.
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
       });
     });
   });
