@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test layer: lints, native tests, wasm tests in Node and Chromium, the built package in Node,
-# workerd and Chromium, and the TypeScript declarations under `tsc --strict`.
+# workerd and Chromium, the TypeScript declarations under `tsc --strict`, and the packed package in fresh
+# projects built by each bundler and runtime (tests/consumers/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,5 +48,8 @@ node_modules/.bin/tsc -p tests/types/tsconfig.json
 
 step "the built package: Node, the README quick start, workerd, the approval page in Chromium, the local model"
 node --test --test-concurrency=1 tests/js/
+
+step "consumers: the packed package in fresh projects with each bundler, runtime and TypeScript setup (pinned tools)"
+node --test --test-concurrency=1 tests/consumers/
 
 printf '\n[test] all layers passed\n'

@@ -22,7 +22,7 @@ after(async () => {
   packed?.cleanup();
 });
 
-const pageFiles = () => ({ "index.html": modulePage("/main.js"), "main.js": fixture("guard.js"), "verdict.js": fixture("verdict.js") });
+const pageFiles = (entry = "guard.js") => ({ "index.html": modulePage("/main.js"), "main.js": fixture(entry), "verdict.js": fixture("verdict.js") });
 
 for (const tool of ["vite7", "vite8"]) {
   const name = `Vite ${toolVersion(tool)}`;
@@ -31,6 +31,18 @@ for (const tool of ["vite7", "vite8"]) {
     const project = createProject(packed, `${tool}-build`, { files: pageFiles() });
     await mustRunTool(tool, ["build"], { cwd: project.dir });
     recordSizes(t, `${tool} build`, measure(project.path("dist")));
+    const server = await serveStatic(project.path("dist"));
+    try {
+      assertVerdict(await pageVerdict(browser, `${server.url}/`, { server }));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test(`${name}: production build of the explicit init entry (the .wasm emitted as an asset) in Chromium`, { timeout: 180_000 }, async (t) => {
+    const project = createProject(packed, `${tool}-init-build`, { files: pageFiles("guard-init.js") });
+    await mustRunTool(tool, ["build"], { cwd: project.dir });
+    recordSizes(t, `${tool} build, init`, measure(project.path("dist")));
     const server = await serveStatic(project.path("dist"));
     try {
       assertVerdict(await pageVerdict(browser, `${server.url}/`, { server }));

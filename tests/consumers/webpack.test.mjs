@@ -23,14 +23,20 @@ after(async () => {
 
 const version = `webpack ${toolVersion("webpack")} (webpack-cli ${toolVersion("webpack-cli")})`;
 
-for (const [target, page] of [["web", classicPage("main.js")], ["webworker", workerPage("main.js")]]) {
-  test(`${version}: --target ${target}, no config, in Chromium`, { timeout: 180_000 }, async (t) => {
-    const project = createProject(packed, `webpack-${target}`, {
+const CONSUMERS = [
+  ["web", classicPage("main.js"), "guard.js"],
+  ["webworker", workerPage("main.js"), "guard.js"],
+  ["web", classicPage("main.js"), "guard-init.js"],
+];
+for (const [target, page, entry] of CONSUMERS) {
+  const label = entry === "guard.js" ? target : `${target}, init`;
+  test(`${version}: --target ${label}, no config, in Chromium`, { timeout: 180_000 }, async (t) => {
+    const project = createProject(packed, `webpack-${label.replace(", ", "-")}`, {
       // webpack's default entry (src/index.js) and output (dist/main.js).
-      files: { "src/index.js": fixture("guard.js"), "src/verdict.js": fixture("verdict.js"), "dist/index.html": page },
+      files: { "src/index.js": fixture(entry), "src/verdict.js": fixture("verdict.js"), "dist/index.html": page },
     });
     await mustRunTool("webpack", ["--mode", "production", "--target", target], { cwd: project.dir });
-    recordSizes(t, `webpack-${target}`, measure(project.path("dist")));
+    recordSizes(t, `webpack-${label}`, measure(project.path("dist")));
     const server = await serveStatic(project.path("dist"));
     try {
       assertVerdict(await pageVerdict(browser, `${server.url}/`, { server }));
