@@ -53,13 +53,30 @@ function stripLoaderDeclarations() {
   rmSync(at(wasmFile + ".d.ts"), { force: true });
 }
 
-/** The loader has no default URL: each entry says where the module comes from. */
-function removeDefaultWasmUrl() {
+/**
+ * The loader has no default URL (each entry says where the module comes from), and an export used before the
+ * module is loaded throws a typed `not_initialized` instead of a TypeError from inside the bindings.
+ */
+function patchLoader() {
   const path = at(glue);
-  const text = readFileSync(path, "utf8");
-  const line = /module_or_path = new URL\('[^']+', import\.meta\.url\);/;
-  if (!line.test(text)) throw new Error(`${path}: the loader's default wasm URL was not found`);
-  writeFileSync(path, text.replace(line, 'throw new Error("module_or_path is required");'));
+  let text = readFileSync(path, "utf8");
+  const replace = (pattern, replacement, times) => {
+    const found = text.split(pattern).length - 1;
+    if (found !== times) throw new Error(`${path}: expected ${times} of ${pattern}, found ${found}`);
+    text = text.split(pattern).join(replacement);
+  };
+  const url = /module_or_path = new URL\('[^']+', import\.meta\.url\);/;
+  if (!url.test(text)) throw new Error(`${path}: the loader's default wasm URL was not found`);
+  text = text.replace(url, 'throw new Error("module_or_path is required");');
+  replace("let wasmModule, wasmInstance, wasm;", "let wasmModule, wasmInstance, wasm = NOT_LOADED;", 1);
+  replace("if (wasm !== undefined) return wasm;", "if (wasm !== NOT_LOADED) return wasm;", 2);
+  text = [
+    'import { notLoaded } from "../load.js";',
+    "/** Until the module is loaded, any use of it is a typed error. */",
+    "const NOT_LOADED = new Proxy({}, { get() { throw notLoaded(); } });",
+    text,
+  ].join("\n");
+  writeFileSync(path, text);
 }
 
 /** The values the module exports (from its declarations), without the loader. */
@@ -88,7 +105,7 @@ function writeInlinedModule() {
 }
 
 stripLoaderDeclarations();
-removeDefaultWasmUrl();
+patchLoader();
 writeInlinedModule();
 const values = exportedValues();
 const reexports = (specifier) => `export {\n${values.map((value) => `  ${value},`).join("\n")}\n} from "${specifier}";`;
@@ -139,14 +156,22 @@ export function init(options) {
 ${reexports(glue)}
 ${sharedJs}
 `,
-  "init-node.js": `// Explicit-loading entry in Node: \`await init()\` reads the .wasm file from the package's files.
+  "init-node.js": `// Explicit-loading entry in Node: \`await init()\` reads the .wasm file from the package's files; a file
+// URL or a path given as \`module_or_path\` is read from disk, an http(s) URL fetched.
 import { readFile } from "node:fs/promises";
 import { initModule } from "./load.js";
 import loadBindings from "${glue}";
 
+function fromDisk(source) {
+  if (source instanceof URL) return source.protocol === "file:" ? readFile(source) : source;
+  if (typeof source !== "string") return source;
+  if (/^file:/i.test(source)) return readFile(new URL(source));
+  return /^[a-z][a-z0-9+.-]*:\\/\\//i.test(source) ? source : readFile(source);
+}
+
 /** Loads the WebAssembly module once; every export works after it resolves. */
 export function init(options) {
-  return initModule(loadBindings, options, () => readFile(new URL("${wasmFile}", import.meta.url)));
+  return initModule(loadBindings, options, () => readFile(new URL("${wasmFile}", import.meta.url)), fromDisk);
 }
 
 ${reexports(glue)}
@@ -166,8 +191,10 @@ import type { InitOptions } from "./load.js";
 
 /**
  * Loads the WebAssembly module (once: later calls return the same promise). Without \`module_or_path\` the
- * .wasm file next to this entry is loaded. Rejects with an \`AgentGovernorError\` (\`invalid_input\` for a
- * wrong option, \`wasm_unavailable\` when the module cannot be fetched or compiled).
+ * .wasm file next to this entry is loaded (in Node, read from the package; a file URL or a path is read from
+ * disk). Rejects with an \`AgentGovernorError\`: \`invalid_input\` for a wrong option (the source goes in
+ * \`module_or_path\`), \`wasm_unavailable\` when the module cannot be fetched or compiled. Until it resolves,
+ * every export throws \`not_initialized\`.
  */
 export declare function init(options?: InitOptions): Promise<void>;
 `,

@@ -4,7 +4,8 @@ use super::args;
 use super::convert::{from_js_valid, to_js};
 use super::errors::{coded_error, input_error, invalid};
 use super::executor_setup::{
-    property, read_audit, read_keys, read_signer, read_skills, require_object,
+    property, read_audit, read_keys, read_signer, read_skills, refuse_undefined_keys,
+    require_object,
 };
 use super::ports::{JsAudit, JsClock, JsSkill, JsStore, optional_function};
 use crate::executor::check::check_confirmation_json_str;
@@ -32,6 +33,9 @@ type JsBackedExecutor = Executor<JsStore, JsSkill, JsClock, JsAudit>;
 pub fn check_confirmation(
     #[wasm_bindgen(unchecked_param_type = "CheckInput")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
+    if super::args::is_plain_object(&input) {
+        refuse_undefined_keys(&property(&input, "keys"))?;
+    }
     let text = super::convert::to_json_text("", &input).map_err(|error| input_error(&error))?;
     check_confirmation_json_str(&text)
         .map(|verdict| to_js(&verdict))

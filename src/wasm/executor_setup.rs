@@ -104,7 +104,7 @@ pub fn read_keys(value: &JsValue) -> Result<KeyRing, JsValue> {
 
 /// A key whose value is `undefined` (an environment variable that is not set) is named as such: JSON drops
 /// it, and the ring would otherwise be refused as if no key had been given.
-fn refuse_undefined_keys(value: &JsValue) -> Result<(), JsValue> {
+pub fn refuse_undefined_keys(value: &JsValue) -> Result<(), JsValue> {
     if !super::args::is_plain_object(value) {
         return Ok(());
     }

@@ -23,6 +23,7 @@ const configs = {
   "default lib, moduleResolution nodenext": { options: { ...nodenext, types: [] } },
   "default lib, moduleResolution bundler": { options: { ...bundler, types: [] } },
   "default lib, nodenext, CommonJS consumer (.cts)": { options: { ...nodenext, types: [] }, roots: ["consumer.cts"] },
+  "lib es2022 + dom, nodenext, a page importing only agent-governor/approver": { options: { ...nodenext, lib: ["es2022", "dom"], types: [] }, roots: ["approver-only.ts"] },
   [`lib es2022 + @types/node ${toolVersion("types-node-20")} (Node only), nodenext`]: { options: { ...nodenext, lib: ["es2022"], types: ["node"] }, typesNode: "types-node-20" },
   [`lib es2022 + @types/node ${toolVersion("types-node-latest")} (Node only), nodenext`]: { options: { ...nodenext, lib: ["es2022"], types: ["node"] }, typesNode: "types-node-latest" },
   [`worker typed by wrangler ${wranglerVersion} types (lib es2022), bundler`]: {
@@ -73,6 +74,7 @@ for (const compiler of ["typescript5", "typescript7"]) {
         files: {
           "consumer.ts": fixture("consumer.ts"),
           "consumer.cts": fixture("consumer.cts"),
+          "approver-only.ts": fixture("approver-only.ts"),
           "subpaths.ts": subpathsSource(),
           "tsconfig.json": `${JSON.stringify({ compilerOptions: { ...strict, ...config.options }, files: roots }, null, 2)}\n`,
         },

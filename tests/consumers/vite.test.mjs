@@ -52,17 +52,25 @@ for (const tool of ["vite7", "vite8"]) {
   });
 
   test(`${name}: dev server (vite, default config, pre-bundled dependencies) in Chromium`, { timeout: 180_000 }, async () => {
-    const project = createProject(packed, `${tool}-dev`, { files: pageFiles() });
-    const port = await freePort();
-    const dev = startTool(tool, ["--host", "127.0.0.1", "--port", String(port), "--strictPort"], { cwd: project.dir });
-    try {
-      await waitForHttp(`http://127.0.0.1:${port}/`, 60_000, dev.alive);
-      assertVerdict(await pageVerdict(browser, `http://127.0.0.1:${port}/`));
-    } catch (error) {
-      error.message += `\n--- vite output ---\n${dev.output()}`;
-      throw error;
-    } finally {
-      await dev.stop();
-    }
+    await devServerVerdict(tool, createProject(packed, `${tool}-dev`, { files: pageFiles() }));
   });
+
+  test(`${name}: dev server, the explicit init entry given the .wasm's ?url, in Chromium`, { timeout: 180_000 }, async () => {
+    await devServerVerdict(tool, createProject(packed, `${tool}-dev-init`, { files: pageFiles("guard-init-url.js") }));
+  });
+}
+
+/** Serves `project` with the tool's dev server and asserts the page's verdict. */
+async function devServerVerdict(tool, project) {
+  const port = await freePort();
+  const dev = startTool(tool, ["--host", "127.0.0.1", "--port", String(port), "--strictPort"], { cwd: project.dir });
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/`, 60_000, dev.alive);
+    assertVerdict(await pageVerdict(browser, `http://127.0.0.1:${port}/`));
+  } catch (error) {
+    error.message += `\n--- vite output ---\n${dev.output()}`;
+    throw error;
+  } finally {
+    await dev.stop();
+  }
 }

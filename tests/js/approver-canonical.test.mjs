@@ -125,6 +125,14 @@ test("what the core refuses is refused here with a typed error, never encoded di
     ["a node id of white space only (U+0085, U+3000)", (c) => (c.node_id = "\u0085\u3000"), "confirmation.node_id"],
     ["an agent's confirmation", (c) => (c.confirmed_by = "agent"), "confirmation.confirmed_by"],
     ["an empty audience", (c) => (c.audience = ""), "confirmation.audience"],
+    ["an empty confirmation id", (c) => (c.confirmation_id = ""), "confirmation.confirmation_id"],
+    ["a time without an offset", (c) => (c.confirmed_at = "2026-11-23T20:52:05"), "confirmation.confirmed_at"],
+    ["a lower-case separator", (c) => (c.confirmed_at = "2026-11-23t20:52:05Z"), "confirmation.confirmed_at"],
+    ["a date that does not exist", (c) => (c.confirmed_at = "2026-02-30T00:00:00Z"), "confirmation.confirmed_at"],
+    ["an unknown field", (c) => (c.approved = true), "confirmation.approved"],
+    ["an unknown field in the change", (c) => (c.proposed_change.extra = "x"), "confirmation.proposed_change.extra"],
+    ["a number for the key id", (c) => (c.key_id = 5), "confirmation.key_id"],
+    ["a string for a flag", (c) => (c.consumed = "yes"), "confirmation.consumed"],
   ];
   for (const [what, spoil, path] of refusals) {
     const confirmation = confirmationOf(r);
@@ -132,6 +140,22 @@ test("what the core refuses is refused here with a typed error, never encoded di
     assert.throws(() => canonicalConfirmation(confirmation, "k"), (error) => error.code === "invalid_input", `the core refuses ${what}`);
     assert.throws(() => confirmationBytes(confirmation, "k"), (error) => error.name === "AgentGovernorError" && error.code === "invalid_input" && error.path === path, what);
   }
+  const actionRefusals = [
+    ["a nonce too short", (a) => (a.nonce = "short"), "action.nonce"],
+    ["a nonce with a space", (a) => (a.nonce = "n".repeat(15) + " x"), "action.nonce"],
+    ["a version over 128 characters", (a) => (a.version = "v".repeat(129)), "action.version"],
+    ["an unknown field", (a) => (a.extra = 1), "action.extra"],
+    ["a time that is not RFC 3339", (a) => (a.at = "yesterday"), "action.at"],
+  ];
+  for (const [what, spoil, path] of actionRefusals) {
+    const action = actionOf(r);
+    spoil(action);
+    assert.throws(() => canonicalAction(action, "k"), (error) => error.code === "invalid_input", `the core refuses ${what}`);
+    assert.throws(() => actionBytes(action, "k"), (error) => error.code === "invalid_input" && error.path === path, what);
+  }
+  // Read as the guard reads it: a Date is its ISO text, as the core reads it too.
+  const dated = { ...confirmationOf(r), confirmed_at: new Date("2026-11-25T04:00:00.000Z") };
+  assert.deepEqual(confirmationBytes(dated, "k"), canonicalConfirmation(dated, "k"));
   // U+FEFF is not white space to the core: a node id of it alone is encoded, as the core encodes it.
   const bom = { ...confirmationOf(r), node_id: "\ufeff" };
   assert.deepEqual(confirmationBytes(bom, "k"), canonicalConfirmation(bom, "k"));

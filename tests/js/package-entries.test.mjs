@@ -94,6 +94,8 @@ test("init loads from bytes, a Module, a Response and a promise of one; a wrong 
   for (const [what, source] of Object.entries(sources)) {
     const output = inFreshProcess(
       [
+        'try { entry.displaySafe("x"); console.log("used before init"); } catch (error) { console.log(error.name + " " + error.code); }',
+        `console.log(${refused("entry.init(wasm)")});`,
         `console.log(${refused("entry.init({ module_or_path: 42 })")});`,
         `console.log(${refused("entry.init({ module_or_pth: wasm })")});`,
         `console.log(${refused("entry.init({ module_or_path: new Uint8Array([0, 97, 115]) })")});`,
@@ -105,6 +107,8 @@ test("init loads from bytes, a Module, a Response and a promise of one; a wrong 
     assert.deepEqual(
       output.split("\n"),
       [
+        "AgentGovernorError not_initialized",
+        "AgentGovernorError invalid_input options",
         "AgentGovernorError invalid_input options.module_or_path",
         "AgentGovernorError invalid_input options.module_or_pth",
         "AgentGovernorError wasm_unavailable options.module_or_path",
@@ -113,11 +117,11 @@ test("init loads from bytes, a Module, a Response and a promise of one; a wrong 
       what,
     );
   }
-  // Without a source, Node's init reads the .wasm file from the package.
+  // Without a source, Node's init reads the .wasm file from the package; a path or a file URL is read from disk.
   const inNode = execFileSync(
     process.execPath,
-    ["--input-type=module", "-e", `const entry = await import(${JSON.stringify(join(repoRoot, "dist", "guard", "init-node.js"))}); await entry.init(); console.log(entry.changeLines("T-1", { type: "status_change", from: "a", to: "b" })[1]);`],
+    ["--input-type=module", "-e", `const entry = await import(${JSON.stringify(join(repoRoot, "dist", "guard", "init-node.js"))}); const wasm = ${JSON.stringify(join(repoRoot, manifest.exports["./guard/wasm"]))}; console.log(await entry.init({ module_or_path: "/no/such.wasm" }).catch((error) => error.code)); await entry.init({ module_or_path: process.argv[1] === "url" ? new URL("file://" + wasm) : wasm }); await entry.init(); console.log(entry.changeLines("T-1", { type: "status_change", from: "a", to: "b" })[1]);`],
     { encoding: "utf8" },
   );
-  assert.equal(inNode.trim(), "Impact: T-1");
+  assert.equal(inNode.trim(), "wasm_unavailable\nImpact: T-1");
 });

@@ -12,10 +12,10 @@ import { ADMIN, AGENT, INBOX, startGuardService } from "./edge-service-support.m
 
 function walkThrough() {
   const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const start = readme.indexOf("### Walk-through with curl");
+  const start = readme.indexOf("#### Walk-through with curl");
   // The walk-through ends where the next section or subsection starts ("Running the guard for real" needs an account).
   const rest = readme.slice(start + 1);
-  const ends = [rest.indexOf("\n## "), rest.indexOf("\n### ")].filter((index) => index >= 0);
+  const ends = [rest.indexOf("\n## "), rest.indexOf("\n### "), rest.indexOf("\n#### ")].filter((index) => index >= 0);
   const section = rest.slice(0, ends.length > 0 ? Math.min(...ends) : rest.length);
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
   assert.ok(blocks.length >= 5, "the README walks through the API in sh blocks");

@@ -5,7 +5,7 @@
 // approval, never from an editable field or with a modifier held; a decline waits a few seconds and can be
 // undone; a device key's approval asks for a second y. Signing needs no wasm (`agent-governor/approver`);
 // the guard module is loaded once, for the text the page shows (`displaySafe`).
-import { init } from "agent-governor/guard";
+import { init } from "agent-governor/guard/init";
 import { guardApi, followFeed } from "./guard-api.js";
 import { forgetApprover, loadApprover, registerDeviceKey, registerPasskey, signApproval, signHumanAction } from "./approver-keys.js";
 import { showKeys } from "./key-manager.js";
@@ -16,7 +16,15 @@ import { TEXT, wordsFor } from "./i18n.js";
 import { showPresence } from "./presence.js";
 import { commandLine, needsText, showCommands } from "./commands.js";
 
-await init();
+// Without the guard module the page cannot show an agent's text safely (displaySafe): it stops, and says why.
+await init().catch((error) => {
+  const alert = document.createElement("p");
+  alert.className = "warning";
+  alert.setAttribute("role", "alert");
+  alert.textContent = `The guard module could not be loaded, so nothing is shown (ガードモジュールを読み込めませんでした): ${error.message}`;
+  document.body.prepend(alert);
+  throw error;
+});
 
 /** How long a decline waits, undoable, before the signed decision is sent. */
 const DECLINE_UNDO_MS = 5000;

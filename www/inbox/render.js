@@ -3,7 +3,7 @@
 // and the transitions it allows, the agent's intent and reason, its age and the time left, each model's
 // evidence labelled with its source and marked advisory, and the actions its state allows.
 
-import { displaySafe } from "agent-governor/guard";
+import { displaySafe } from "agent-governor/guard/init";
 
 /**
  * What an agent or a person wrote, made safe to show by the core: control, bidi and zero-width characters

@@ -1,8 +1,11 @@
 // The exact bytes an approver signs, with no WebAssembly: the same encoding as the core's (a JSON array of
 // the binding fields, UTF-8), so a signature made here verifies in any guard. JSON.stringify and the core's
 // serde_json write a string the same way (the same escapes for `"`, `\` and control characters, and nothing
-// else escaped) when the string is well-formed UTF-16, which `text` requires. tests/js/approver-canonical
-// compares these bytes with the core's for every field over many generated values.
+// else escaped) when the string is well-formed UTF-16, which `text` requires. The input is read as the guard
+// will read it, from its JSON form (a Date is its ISO text, a getter is read once), and refused where the
+// core would refuse it (unknown fields, wrong types, a time that is not strict RFC 3339, a malformed nonce),
+// so a person never signs what no guard accepts. tests/js/approver-canonical compares these bytes with the
+// core's for every field over many generated values.
 import { typedError } from "./errors.js";
 
 const CONFIRMATION_DOMAIN = "agent-governor/confirmation/v1";
@@ -27,14 +30,54 @@ const MAX_INPUT_BYTES = 1 << 20;
 
 const encoder = new TextEncoder();
 
-function isPlainObject(value) {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
+/**
+ * `value` as the guard will read it: its JSON form, which must be an object (JSON data or an object a class
+ * made, from any realm), at most 1 MiB of JSON, with no field outside `fields`.
+ */
+function jsonObject(path, value, fields) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw typedError("invalid_input", path, `${path} must be an object, got ${kindOf(value)}`);
+  }
+  let json;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw typedError("invalid_input", path, `${path} could not be read as JSON: ${error?.message ?? String(error)}`);
+  }
+  if (json === undefined) throw typedError("invalid_input", path, `${path} has no JSON form`);
+  if (json.length > MAX_INPUT_BYTES) {
+    throw typedError("invalid_input", path, `${path} is at least ${json.length} bytes; the limit is ${MAX_INPUT_BYTES}`);
+  }
+  const copy = JSON.parse(json);
+  if (copy === null || typeof copy !== "object" || Array.isArray(copy)) {
+    throw typedError("invalid_input", path, `${path} must be an object, got ${kindOf(copy)} as JSON`);
+  }
+  const unknown = Object.keys(copy).find((field) => !fields.includes(field));
+  if (unknown !== undefined) throw typedError("invalid_input", `${path}.${unknown}`, `unknown field ${unknown}`);
+  return copy;
 }
 
-function object(path, value) {
-  if (!isPlainObject(value)) throw typedError("invalid_input", path, `${path} must be a plain object`);
+function optional(path, value, read) {
+  return value === undefined || value === null ? null : read(path, value);
+}
+
+function boolean(path, value) {
+  if (typeof value !== "boolean") throw typedError("invalid_input", path, `${path} must be a boolean, got ${kindOf(value)}`);
+  return value;
+}
+
+/** Strict RFC 3339, as the core reads it: a `T` or a space between date and time, an explicit offset, a real date. */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/;
+
+function time(path, value) {
+  const match = RFC3339.exec(text(path, value));
+  const valid = match !== null && (() => {
+    const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
+    const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+    const offsetOk = match[8] === "Z" || (Number(match[9]) < 24 && Number(match[10]) < 60);
+    return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour < 24 && minute < 60 && second < 60 && offsetOk;
+  })();
+  if (!valid) throw typedError("invalid_input", path, `${path} must be an RFC 3339 time with an offset, e.g. 2026-11-25T04:00:00.000Z`);
   return value;
 }
 
@@ -44,12 +87,23 @@ function text(path, value) {
   if (value.length > MAX_INPUT_BYTES) {
     throw typedError("invalid_input", path, `${path} is at least ${value.length} bytes; the limit is ${MAX_INPUT_BYTES}`);
   }
-  if (!value.isWellFormed()) throw typedError("invalid_input", path, `${path} contains a lone surrogate`);
+  if (!isWellFormed(value)) throw typedError("invalid_input", path, `${path} contains a lone surrogate`);
   return value;
 }
 
 /** Only white space, as the core reads it (Unicode White_Space: U+0085 is, U+FEFF is not, unlike `trim`). */
 const BLANK = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
+/** No lone surrogate (`isWellFormed` where the host has it; `encodeURIComponent` refuses one everywhere). */
+function isWellFormed(value) {
+  if (typeof value.isWellFormed === "function") return value.isWellFormed();
+  try {
+    encodeURIComponent(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function nonEmpty(path, value) {
   if (BLANK.test(text(path, value))) throw typedError("invalid_input", path, `${path} must not be empty`);
@@ -75,19 +129,39 @@ function bytesOf(path, fields) {
   return bytes;
 }
 
-/** The bytes that approve `confirmation` with key `keyId` (its binding fields only). */
-export function confirmationBytes(confirmation, keyId) {
-  const c = object("confirmation", confirmation);
+const CONFIRMATION_FIELDS = [
+  "confirmation_id", "node_id", "proposed_change", "intent", "reason", "confirmed_by", "confirmed_at", "ui_action",
+  "audience", "key_id", "signature", "assertion", "consumed", "consumed_at", "cancelled", "in_flight_at",
+  "invalidated_at", "seal",
+];
+const CHANGE_FIELDS = ["type", "from", "to"];
+const ACTION_FIELDS = ["action", "approval_id", "detail", "at", "nonce", "version", "key_id", "signature", "assertion"];
+const NONCE = /^[A-Za-z0-9_-]{16,128}$/;
+const MAX_VERSION_CHARS = 128;
+
+/** The fields a signature does not bind, checked for their type as the core reads them. */
+function lifecycleFields(path, value) {
+  for (const field of ["key_id", "signature", "consumed_at", "in_flight_at", "invalidated_at", "seal"]) {
+    optional(`${path}.${field}`, value[field], text);
+  }
+  for (const field of ["consumed", "cancelled"]) if (value[field] !== undefined) boolean(`${path}.${field}`, value[field]);
+  optional(`${path}.assertion`, value.assertion, (at, assertion) => jsonObject(at, assertion, ["authenticator_data", "client_data_json", "signature"]));
+}
+
+/** `confirmation` as the guard reads it, and the bytes that approve it with key `keyId`. */
+export function confirmationPayload(confirmation, keyId) {
+  const c = jsonObject("confirmation", confirmation, CONFIRMATION_FIELDS);
   const id = keyIdText("keyId", keyId);
-  const change = object("confirmation.proposed_change", c.proposed_change);
+  const change = jsonObject("confirmation.proposed_change", c.proposed_change, CHANGE_FIELDS);
   if (c.confirmed_by !== "human") {
     throw typedError("invalid_input", "confirmation.confirmed_by", 'confirmation.confirmed_by must be "human"');
   }
-  const audience = c.audience === undefined || c.audience === null ? null : nonEmpty("confirmation.audience", c.audience);
+  lifecycleFields("confirmation", c);
+  const audience = optional("confirmation.audience", c.audience, nonEmpty);
   const head = audience === null ? [CONFIRMATION_DOMAIN, id] : [CONFIRMATION_DOMAIN_WITH_AUDIENCE, id, audience];
-  return bytesOf("confirmation", [
+  const bytes = bytesOf("confirmation", [
     ...head,
-    text("confirmation.confirmation_id", c.confirmation_id),
+    nonEmpty("confirmation.confirmation_id", c.confirmation_id),
     nonEmpty("confirmation.node_id", c.node_id),
     nonEmpty("confirmation.proposed_change.type", change.type),
     text("confirmation.proposed_change.from", change.from),
@@ -95,47 +169,67 @@ export function confirmationBytes(confirmation, keyId) {
     text("confirmation.intent", c.intent),
     text("confirmation.reason", c.reason),
     "human",
-    nonEmpty("confirmation.confirmed_at", c.confirmed_at),
+    time("confirmation.confirmed_at", c.confirmed_at),
     text("confirmation.ui_action", c.ui_action),
   ]);
+  return { value: c, bytes };
 }
 
-/** The bytes that sign human action `action` with key `keyId`. */
-export function actionBytes(action, keyId) {
-  const a = object("action", action);
+/** The bytes that approve `confirmation` with key `keyId` (its binding fields only). */
+export function confirmationBytes(confirmation, keyId) {
+  return confirmationPayload(confirmation, keyId).bytes;
+}
+
+/** Human action `action` as the guard reads it, and the bytes that sign it with key `keyId`. */
+export function actionPayload(action, keyId) {
+  const a = jsonObject("action", action, ACTION_FIELDS);
   const id = keyIdText("keyId", keyId);
   if (!HUMAN_ACTION_KINDS.includes(a.action)) {
     throw typedError("invalid_input", "action.action", `action.action must be one of ${HUMAN_ACTION_KINDS.join(", ")}`);
   }
+  for (const field of ["key_id", "signature"]) optional(`action.${field}`, a[field], text);
+  optional("action.assertion", a.assertion, (at, assertion) => jsonObject(at, assertion, ["authenticator_data", "client_data_json", "signature"]));
+  if (typeof a.nonce !== "string" || !NONCE.test(a.nonce)) {
+    throw typedError("invalid_input", "action.nonce", "action.nonce must be 16 to 128 characters of A-Z a-z 0-9 - _, fresh for every action");
+  }
+  if ([...nonEmpty("action.version", a.version)].length > MAX_VERSION_CHARS) {
+    throw typedError("invalid_input", "action.version", `action.version is longer than ${MAX_VERSION_CHARS} characters`);
+  }
   const detail = a.detail === undefined ? "" : text("action.detail", a.detail);
-  return bytesOf("action", [
+  const bytes = bytesOf("action", [
     ACTION_DOMAIN,
     id,
     a.action,
     nonEmpty("action.approval_id", a.approval_id),
-    nonEmpty("action.version", a.version),
-    nonEmpty("action.nonce", a.nonce),
+    a.version,
+    a.nonce,
     detail,
-    nonEmpty("action.at", a.at),
+    time("action.at", a.at),
   ]);
+  return { value: a, bytes };
+}
+
+/** The bytes that sign human action `action` with key `keyId`. */
+export function actionBytes(action, keyId) {
+  return actionPayload(action, keyId).bytes;
 }
 
 /** The bytes a guard signs for `receipt` (with its `key_id` set). */
 export function receiptBytes(receipt) {
-  const r = object("receipt", receipt);
+  const r = jsonObject("receipt", receipt, ["seq", "approval_id", "change_digest", "approver", "outcome", "at", "prev", "key_id", "signature"]);
   if (!Number.isSafeInteger(r.seq) || r.seq < 0) {
     throw typedError("invalid_input", "receipt.seq", "receipt.seq must be a whole number from 0");
   }
   const prev = r.prev === undefined || r.prev === null ? "" : text("receipt.prev", r.prev);
   return bytesOf("receipt", [
     RECEIPT_DOMAIN,
-    text("receipt.key_id", r.key_id),
+    nonEmpty("receipt.key_id", r.key_id),
     r.seq,
-    text("receipt.approval_id", r.approval_id),
+    nonEmpty("receipt.approval_id", r.approval_id),
     text("receipt.change_digest", r.change_digest),
     text("receipt.approver", r.approver),
-    text("receipt.outcome", r.outcome),
-    text("receipt.at", r.at),
+    nonEmpty("receipt.outcome", r.outcome),
+    time("receipt.at", r.at),
     prev,
   ]);
 }

@@ -1,4 +1,6 @@
-// Types only: importing `agent-governor/approver` loads no WebAssembly.
+// Types only: importing `agent-governor/approver` loads no WebAssembly. The module's types declare
+// `[Symbol.dispose]`, hence the lib reference (as in the module entries).
+/// <reference lib="esnext.disposable" />
 import type { Confirmation, HumanAction, PasskeyAssertion, PublicKeySpec, Receipt } from "../guard/wasm/agent_governor_guard.js";
 
 /**
@@ -20,8 +22,11 @@ export type RegisteredCredential = {
 /** The browser's `PublicKeyCredential` where the DOM lib is loaded; nothing extra elsewhere. */
 type HostPublicKeyCredential = typeof globalThis extends { PublicKeyCredential: { prototype: infer Credential } } ? Credential : never;
 
-/** A human action before signing: `nonce` is filled with a fresh one when absent. */
-export type UnsignedHumanAction = Omit<HumanAction, "nonce"> & { nonce?: string };
+/** A human action before signing: `nonce` is filled with a fresh one when absent; `key_id` is the key's. */
+export type UnsignedHumanAction = Omit<HumanAction, "nonce" | "key_id"> & { nonce?: string; key_id?: string | null };
+
+/** Bytes over an `ArrayBuffer`: what WebAuthn's `challenge` takes under every TypeScript 5 and later. */
+export type Challenge = Uint8Array & { readonly buffer: ArrayBuffer };
 
 /** A fresh single-use nonce (16 random bytes, base64url). */
 export function newNonce(): string;
@@ -56,9 +61,9 @@ export function signConfirmation(
 ): Promise<Confirmation>;
 export function signAction(action: UnsignedHumanAction, key: Pick<ApproverKey, "keyId" | "privateKey">): Promise<HumanAction>;
 /** The 32-byte challenge a passkey signs to approve `confirmation` (SHA-256 of its canonical bytes). */
-export function passkeyChallenge(confirmation: Confirmation, keyId: string): Promise<Uint8Array>;
+export function passkeyChallenge(confirmation: Confirmation, keyId: string): Promise<Challenge>;
 /** The 32-byte challenge a passkey signs for a human action. */
-export function passkeyActionChallenge(action: HumanAction, keyId: string): Promise<Uint8Array>;
+export function passkeyActionChallenge(action: HumanAction, keyId: string): Promise<Challenge>;
 export function passkeyAssertion(credential: AssertedCredential | HostPublicKeyCredential): PasskeyAssertion;
 export function passkeyPublicKey(
   credential: RegisteredCredential | HostPublicKeyCredential,

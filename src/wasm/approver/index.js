@@ -3,7 +3,7 @@
 // loads no wasm: `agent-governor/approver`. A private key can stay non-extractable and never leaves
 // WebCrypto; passkeys sign inside the authenticator. The bytes signed are the core's canonical encoding
 // (./canonical.js), so any guard verifies them.
-import { actionBytes, confirmationBytes, keyIdText, receiptBytes, sha256 } from "./canonical.js";
+import { actionPayload, confirmationPayload, keyIdText, receiptBytes, sha256 } from "./canonical.js";
 import { typedError } from "./errors.js";
 
 const ED25519 = { name: "Ed25519" };
@@ -125,9 +125,10 @@ export async function generateApproverKey(options = {}) {
 /** Signs `confirmation`'s binding fields with an Ed25519 approver key; returns it with `key_id` and `signature`. */
 export async function signConfirmation(confirmation, key) {
   const { keyId, privateKey } = readSigningKey(key);
-  const bytes = readValue("confirmation", () => confirmationBytes(confirmation, keyId));
+  // Signed and returned as the guard will read it (its JSON form), so what is sent is what was signed.
+  const { value, bytes } = readValue("confirmation", () => confirmationPayload(confirmation, keyId));
   const signature = await subtle().sign(ED25519, privateKey, bytes);
-  const { assertion: _dropped, ...rest } = readValue("confirmation", () => ({ ...confirmation }));
+  const { assertion: _dropped, ...rest } = value;
   return { ...rest, key_id: keyId, signature: hex(signature) };
 }
 
@@ -139,7 +140,7 @@ export function newNonce() {
 /** The action with a fresh nonce unless it already carries one. */
 function withNonce(action) {
   return readValue("action", () => {
-    if (!isObject(action)) throw typedError("invalid_input", "action", "action must be a plain object");
+    if (!isAnyObject(action) || Array.isArray(action)) throw typedError("invalid_input", "action", "action must be an object");
     return action.nonce === undefined || action.nonce === null ? { ...action, nonce: newNonce() } : { ...action };
   });
 }
@@ -151,9 +152,9 @@ function withNonce(action) {
 export async function signAction(unsignedAction, key) {
   const { keyId, privateKey } = readSigningKey(key);
   const action = withNonce(unsignedAction);
-  const bytes = readValue("action", () => actionBytes(action, keyId));
+  const { value, bytes } = readValue("action", () => actionPayload(action, keyId));
   const signature = await subtle().sign(ED25519, privateKey, bytes);
-  const { assertion: _dropped, ...rest } = readValue("action", () => ({ ...action }));
+  const { assertion: _dropped, ...rest } = value;
   return { ...rest, key_id: keyId, signature: hex(signature) };
 }
 
@@ -171,13 +172,13 @@ export async function signReceipt(receipt, key) {
 
 /** The passkey challenge (32 bytes: SHA-256 of the canonical bytes) that binds `confirmation` for key `keyId`. */
 export async function passkeyChallenge(confirmation, keyId) {
-  const bytes = readValue("confirmation", () => confirmationBytes(confirmation, keyIdText("keyId", keyId)));
+  const { bytes } = readValue("confirmation", () => confirmationPayload(confirmation, keyIdText("keyId", keyId)));
   return sha256(subtle(), bytes);
 }
 
 /** The passkey challenge (32 bytes) that binds a human action for key `keyId`. */
 export async function passkeyActionChallenge(action, keyId) {
-  const bytes = readValue("action", () => actionBytes(action, keyIdText("keyId", keyId)));
+  const { bytes } = readValue("action", () => actionPayload(action, keyIdText("keyId", keyId)));
   return sha256(subtle(), bytes);
 }
 
@@ -250,9 +251,9 @@ async function getAssertion(challenge, { credentialId, rpId, timeout }) {
  */
 export async function approveWithPasskey(confirmation, passkey) {
   const ref = readPasskey(passkey);
-  const challenge = await passkeyChallenge(confirmation, ref.keyId);
-  const assertion = await getAssertion(challenge, ref);
-  const { signature: _dropped, ...rest } = readValue("confirmation", () => ({ ...confirmation }));
+  const { value, bytes } = readValue("confirmation", () => confirmationPayload(confirmation, ref.keyId));
+  const assertion = await getAssertion(await sha256(subtle(), bytes), ref);
+  const { signature: _dropped, ...rest } = value;
   return { ...rest, key_id: ref.keyId, signature: null, assertion };
 }
 
@@ -260,8 +261,8 @@ export async function approveWithPasskey(confirmation, passkey) {
 export async function signActionWithPasskey(unsignedAction, passkey) {
   const ref = readPasskey(passkey);
   const action = withNonce(unsignedAction);
-  const challenge = await passkeyActionChallenge(action, ref.keyId);
-  const assertion = await getAssertion(challenge, ref);
-  const { signature: _dropped, ...rest } = readValue("action", () => ({ ...action }));
+  const { value, bytes } = readValue("action", () => actionPayload(action, ref.keyId));
+  const assertion = await getAssertion(await sha256(subtle(), bytes), ref);
+  const { signature: _dropped, ...rest } = value;
   return { ...rest, key_id: ref.keyId, signature: null, assertion };
 }

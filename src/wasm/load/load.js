@@ -31,15 +31,22 @@ function describe(source) {
   return "the given module";
 }
 
+/** A plain options object, not a source given positionally (a URL, a Response, bytes, a Module, a promise). */
+function isOptionsObject(value) {
+  if (value === null || typeof value !== "object") return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
 let loading;
 
 /**
- * Loads the module once with wasm-bindgen's `load`: from `options.module_or_path`, or else from
- * `defaultSource()`. A failed load can be tried again.
+ * Loads the module once with wasm-bindgen's `load`: from `options.module_or_path` (turned into what `load`
+ * takes by `adapt`), or else from `defaultSource()`. A failed load can be tried again.
  */
-export function initModule(load, options, defaultSource) {
-  if (options !== undefined && (options === null || typeof options !== "object" || Array.isArray(options))) {
-    return Promise.reject(typedError("invalid_input", "options", "options must be { module_or_path? }"));
+export function initModule(load, options, defaultSource, adapt = (source) => source) {
+  if (options !== undefined && !isOptionsObject(options)) {
+    return Promise.reject(typedError("invalid_input", "options", "init takes { module_or_path }: the source goes in module_or_path"));
   }
   const unknown = Object.keys(options ?? {}).filter((key) => key !== "module_or_path");
   if (unknown.length > 0) {
@@ -56,14 +63,15 @@ export function initModule(load, options, defaultSource) {
     );
   }
   loading ??= (async () => {
-    const source = given ?? (await defaultSource());
+    let source = given;
     try {
+      source = given === undefined ? await defaultSource() : await adapt(given);
       await load({ module_or_path: source });
     } catch (error) {
       throw typedError(
         "wasm_unavailable",
         "options.module_or_path",
-        `the WebAssembly module could not be loaded from ${describe(source)}: ${error?.message ?? String(error)}`,
+        `the WebAssembly module could not be loaded from ${describe(source ?? "its default location")}: ${error?.message ?? String(error)}`,
         error,
       );
     }
@@ -72,4 +80,9 @@ export function initModule(load, options, defaultSource) {
     loading = undefined;
   });
   return loading;
+}
+
+/** The error of any export used before `init()` resolved. */
+export function notLoaded() {
+  return typedError("not_initialized", "", "the WebAssembly module is not loaded yet: await init() from this entry first");
 }
