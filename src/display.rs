@@ -123,6 +123,11 @@ pub fn shown_text(text: &str) -> String {
     escaped(&crate::input::to_json_string(&text))
 }
 
+/// JSON text (a tool call's canonical arguments) as a person reads it: made visible, never reinterpreted.
+pub fn shown_json(json: &str) -> String {
+    escaped(json)
+}
+
 /// `<` is escaped first, so a value holding the text `<U+200B>` never reads as one holding U+200B.
 fn escaped(json: &str) -> String {
     visible_spaces(&display_safe(&json.replace('<', "\\u003c")))

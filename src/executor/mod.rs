@@ -27,6 +27,7 @@ pub mod signature;
 pub mod state_version;
 pub mod storage;
 pub mod take_action;
+pub mod tool_call;
 pub mod verified_cache;
 
 pub use audit::{AuditRecord, Route};

@@ -15,6 +15,8 @@ use crate::executor::receipt::{
     verify_receipts_by,
 };
 use crate::executor::state_version::state_version;
+#[cfg(feature = "full")]
+use crate::executor::tool_call::tool_call_change;
 use crate::input::InputError;
 use crate::timestamp::{format_rfc3339, millis_from_host, parse_rfc3339};
 use wasm_bindgen::prelude::*;
@@ -81,6 +83,23 @@ pub fn change_lines_js(
     let change: ProposedChange = from_js("change", &change).map_err(invalid)?;
     let language = args::language("language", &language).map_err(invalid)?;
     Ok(to_js(&change_lines_in(&node_id, &change, language)))
+}
+
+/// The node and the change that approve calling `tool` with `arguments`: `{ node_id: tool, proposed_change:
+/// { type: "tool_call", from: "", to: <the arguments as canonical JSON (RFC 8785)> } }`. A confirmation of it
+/// binds the exact arguments, in any member order.
+#[cfg(feature = "full")]
+#[wasm_bindgen(js_name = toolCallChange, unchecked_return_type = "{ node_id: string; proposed_change: ProposedChange }")]
+pub fn tool_call_change_js(
+    #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] arguments: JsValue,
+) -> Result<JsValue, JsValue> {
+    let tool = args::text("tool", &tool).map_err(invalid)?;
+    let arguments: serde_json::Value = from_js("arguments", &arguments).map_err(invalid)?;
+    let (node_id, proposed_change) = tool_call_change(&tool, &arguments).map_err(invalid)?;
+    Ok(to_js(
+        &serde_json::json!({ "node_id": node_id, "proposed_change": proposed_change }),
+    ))
 }
 
 /// Reads a request body: strict JSON (a duplicate key is `duplicate_key`) nested at most `maxDepth` levels

@@ -139,6 +139,7 @@ const FUNCTIONS = {
   stateVersion: [p("text", () => "{}")],
   changeLines: [p("nodeId", () => "T-1"), p("change", () => ({ type: "status_change", from: "a", to: "b" }))],
   changeDigest: [p("nodeId", () => "T-1"), p("change", () => ({ type: "status_change", from: "a", to: "b" }))],
+  toolCallChange: [p("tool", () => "send_email"), p("arguments", () => ({ to: "bob", cc: [] }), { accepts: ["plain object"] })],
   readJson: [p("text", () => "{}"), p("maxDepth", () => 8, { accepts: [...OPTIONAL, "number"] })],
   canonicalReceipt: [p("receipt", receipt)],
   receiptDigest: [p("receipt", receipt)],

@@ -1,0 +1,72 @@
+// A tool call as a change a person approves: the core's canonical arguments are RFC 8785's, byte for byte
+// (checked against `canonicalize`, the scheme's reference implementation, over many generated values); a
+// confirmation of one call passes the guard for exactly those arguments, in any member order, and for no
+// other value or tool.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import canonicalize from "canonicalize";
+import { Guard, changeLines, issueConfirmation, requestFor, toolCallChange } from "agent-governor";
+
+function generator(seed) {
+  let state = seed >>> 0 || 1;
+  const next = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+  const pick = (items) => items[Math.floor(next() * items.length)];
+  const KEYS = ["a", "b", "", "é", "\u00e9", "e\u0301", "\ue000", "😀", "\u007f", "A", "10", "2", "to", "cc", "\"", "\\", "\n"];
+  const NUMBERS = [0, -0, 1, -1, 0.1, 12.5, 1e21, 1e20, 1.5e-7, 1e-6, 1e-7, 5e-324, Number.MAX_SAFE_INTEGER, 2 ** 60, 1.7976931348623157e308, 4.35, 333333333.3333333, 123e-20];
+  const STRINGS = ["", "bob", "hi <b>", "\u2028\u2029", "\u0000\u001f", "日本語", "😀", "\"\\/", "\ud83d\ude00x", "a\tb"];
+  const value = (depth) => {
+    const roll = next();
+    if (depth > 3 || roll < 0.45) return pick([null, true, false, pick(NUMBERS), pick(STRINGS), pick(NUMBERS) * (next() < 0.5 ? -1 : 1)]);
+    if (roll < 0.7) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+    return object(depth + 1);
+  };
+  const object = (depth) => Object.fromEntries(Array.from({ length: Math.floor(next() * 5) }, () => [pick(KEYS), value(depth)]));
+  return { object };
+}
+
+test("the canonical arguments are RFC 8785's for generated arguments: key order, numbers, escapes", () => {
+  const r = generator(8785);
+  for (let i = 0; i < 2000; i++) {
+    const args = r.object(0);
+    assert.equal(toolCallChange("tool", args).proposed_change.to, canonicalize(args), `case ${i}: ${JSON.stringify(args)}`);
+  }
+});
+
+test("a confirmation of a tool call passes for exactly its arguments, in any order, and for nothing else", () => {
+  const signer = { keyId: "approver", secret: "0123456789abcdef0123456789abcdef-tools" };
+  const guard = new Guard({ keys: { [signer.keyId]: signer.secret } });
+  const { node_id, proposed_change } = toolCallChange("send_email", { to: "bob@example.com", subject: "Q3", cc: [] });
+  const confirmation = issueConfirmation({ node_id, proposed_change, intent: "send the report", reason: "asked by alice", ui_action: "approve_button" }, signer);
+  // The request an agent makes for the call it wants to run: the confirmation's id, and this call's node and
+  // canonical arguments as what it applies.
+  const check = (tool, args) => {
+    const change = toolCallChange(tool, args);
+    const request = requestFor(confirmation);
+    request.apply_request = { ...request.apply_request, node_id: change.node_id, confirm_status: change.proposed_change.to };
+    const verdict = guard.check(confirmation, request, { currentStatus: "" });
+    return verdict.verdict === "pass" ? "pass" : verdict.phase;
+  };
+  assert.equal(check("send_email", { cc: [], subject: "Q3", to: "bob@example.com" }), "pass");
+  assert.equal(check("send_email", { cc: [], subject: "Q3", to: "eve@example.com" }), "change_mismatch");
+  assert.equal(check("send_email", { cc: [], subject: "Q3", to: "bob@example.com", bcc: "eve" }), "change_mismatch");
+  assert.equal(check("delete_all", { cc: [], subject: "Q3", to: "bob@example.com" }), "node_mismatch");
+  assert.deepEqual(changeLines(node_id, proposed_change), [
+    'Execute: tool send_email with {"cc":[],"subject":"Q3","to":"bob@example.com"}',
+    "Impact: send_email",
+  ]);
+});
+
+test("a tool name or arguments of the wrong kind is a typed error", () => {
+  for (const tool of ["", "two words", "bell\u0007", "n".repeat(129)]) {
+    assert.throws(() => toolCallChange(tool, {}), (error) => error.code === "invalid_input" && error.path === "tool", JSON.stringify(tool));
+  }
+  for (const args of [[], "x", null, 1, new Date()]) {
+    assert.throws(() => toolCallChange("t", args), (error) => error.code === "invalid_input" && error.path === "arguments", String(args));
+  }
+  assert.throws(() => toolCallChange("t", { big: "x".repeat(1 << 20) }), (error) => error.code === "invalid_input");
+});
