@@ -1,0 +1,116 @@
+// Tool calls that run only with a person's approval, whatever agent framework makes them. Each call of a
+// governed tool is a change to approve (`toolCallChange`: the tool and its arguments as canonical JSON, and the
+// call's id), and it runs only through the Executor: once, when a signed, unexpired, unused confirmation binds
+// exactly that call, with exactly the approved arguments. The framework adapters are built on this.
+import { Executor, toolCallChange } from "../wasm/agent_governor_full.js";
+
+function typedError(code, path, message) {
+  const error = new Error(message);
+  error.name = "AgentGovernorError";
+  error.code = code;
+  error.path = path;
+  return error;
+}
+
+function isPlainObject(value) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** The call's own words in its confirmation: its id, so an approval of one call never runs another. */
+const intentOf = (callId) => `tool call ${callId}`;
+
+/** `read()`, with anything it throws that is not already typed reported as `invalid_input` at `path`. */
+function readAt(path, read) {
+  try {
+    return read();
+  } catch (error) {
+    if (error?.name === "AgentGovernorError") throw error;
+    throw typedError("invalid_input", path, `${path} could not be read: ${error?.message ?? String(error)}`);
+  }
+}
+
+/**
+ * Governs `tools` (`{ name: async (args) => output }`). `options`: the Executor's `store` and `keys` (and
+ * its other options: `now`, `audit`, `clockSkewMs`, `audience`, `sealKey`, `language`), and `whitelist`, the
+ * tools that run with no approval. Returns `draft(call)`, what a person approves for a call, and
+ * `run(call, confirmationId)`, which runs it only as approved.
+ */
+export function governToolCalls(given, givenOptions) {
+  // Read once: a tool added or replaced later is not governed by this set.
+  const tools = readAt("tools", () => {
+    if (!isPlainObject(given)) throw typedError("invalid_input", "tools", "tools must be { name: async (args) => output }");
+    return Object.fromEntries(Object.entries(given));
+  });
+  const options = readAt("options", () => (isPlainObject(givenOptions) ? { ...givenOptions } : givenOptions));
+  for (const [name, run] of Object.entries(tools)) {
+    if (typeof run !== "function") throw typedError("invalid_input", `tools.${name}`, `tools.${name} must be a function`);
+  }
+  if (!isPlainObject(options)) throw typedError("invalid_input", "options", "options must be { store, keys, whitelist?, ... }");
+  const { whitelist = [], ...executorOptions } = options;
+  if (!Array.isArray(whitelist) || !whitelist.every((name) => typeof name === "string" && Object.hasOwn(tools, name))) {
+    throw typedError("invalid_input", "options.whitelist", "whitelist must list names of the given tools");
+  }
+  const tool = (name) => {
+    if (typeof name !== "string" || !Object.hasOwn(tools, name)) throw typedError("unknown_tool", "call.tool", `no governed tool is named ${JSON.stringify(name)}`);
+    return tools[name];
+  };
+  const outputs = new Map();
+  const skill = {
+    // A tool call has no state to read before it runs: the approved `from` is empty.
+    preview: () => ({ current_status: "" }),
+    // Runs with the approved arguments, read from the confirmation itself. A tool that throws leaves the
+    // call's outcome unknown (it may have acted): the Executor keeps it in flight for a person to reconcile.
+    apply: async ({ confirmation }) => {
+      const output = await tool(confirmation.node_id)(JSON.parse(confirmation.proposed_change.to));
+      outputs.set(confirmation.confirmation_id, output);
+      return { status: 200, body: { applied: true } };
+    },
+  };
+  const executor = new Executor({ ...executorOptions, skills: { tool_call: skill } });
+
+  function readCall(call) {
+    if (!isPlainObject(call)) throw typedError("invalid_input", "call", "call must be { tool, arguments, callId }");
+    const { tool: name, arguments: args, callId } = call;
+    tool(name);
+    if (typeof callId !== "string" || callId.trim() === "" || callId.length > 256) {
+      throw typedError("invalid_input", "call.callId", "callId must be the framework's id of this call (1-256 characters)");
+    }
+    return { name, args, callId, ...toolCallChange(name, args) };
+  }
+
+  return {
+    executor,
+    /** Whether `name` runs with no approval. */
+    isWhitelisted: (name) => whitelist.includes(name),
+    /** What a person approves for `call` (`{ tool, arguments, callId }`): sign it with `issueConfirmation` or an approver key. */
+    draft(call) {
+      const { callId, node_id, proposed_change } = readCall(call);
+      return { node_id, proposed_change, intent: intentOf(callId), reason: "", ui_action: "approve_button" };
+    },
+    /**
+     * Runs `call` as approved by confirmation `confirmationId` (none needed for a whitelisted tool):
+     * `{ outcome: "applied", output }`, or the Executor's result when it did not run (`rejected`,
+     * `reconfirm_required`, `error`, or an unknown outcome kept in flight).
+     */
+    async run(call, confirmationId) {
+      const { name, args, callId, node_id, proposed_change } = readCall(call);
+      if (whitelist.includes(name)) return { outcome: "applied", output: await tools[name](args), approved: false };
+      if (typeof confirmationId !== "string" || confirmationId === "") {
+        throw typedError("approval_required", "confirmationId", `${name} runs only with a person's approval: pass its confirmation id`);
+      }
+      // The request names this call, not the confirmation's content: the Executor applies it only when the
+      // two are one (the tool, the canonical arguments, the call's id).
+      const request = {
+        confirmation_id: confirmationId,
+        apply_request: { node_id, confirm_status: proposed_change.to, intent: intentOf(callId), reason: "" },
+      };
+      const result = await executor.execute(request);
+      if (result.outcome !== "applied") return { outcome: result.outcome, result };
+      const output = outputs.get(confirmationId);
+      outputs.delete(confirmationId);
+      return { outcome: "applied", output, result, approved: true };
+    },
+  };
+}
