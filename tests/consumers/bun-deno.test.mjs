@@ -3,9 +3,8 @@
 // whose binary did not install or cannot start here is skipped with the reason.
 import { writeFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { launchChromium, modulePage, pageVerdict } from "./support/browser.mjs";
+import { launchChromium, modulePage, servedPageVerdict } from "./support/browser.mjs";
 import { createProject, fixture, packPackage } from "./support/project.mjs";
-import { serveStatic } from "./support/serve.mjs";
 import { measure, recordSizes } from "./support/sizes.mjs";
 import { ensureTools, mustRunTool, probeTool, toolVersion } from "./support/tools.mjs";
 import { assertVerdict, lastJsonLine } from "./support/verdict.mjs";
@@ -63,10 +62,5 @@ test(`Bun ${toolVersion("bun")}: bun build --target=browser, module script in Ch
   writeFileSync(project.path("dist", "index.html"), modulePage("guard.js"));
   recordSizes(t, "bun-build-browser", measure(project.path("dist")));
   browser ??= await launchChromium();
-  const server = await serveStatic(project.path("dist"));
-  try {
-    assertVerdict(await pageVerdict(browser, `${server.url}/`, { server }));
-  } finally {
-    await server.close();
-  }
+  assertVerdict(await servedPageVerdict(browser, project.path("dist")));
 });

@@ -1,25 +1,14 @@
 // Rollup as the consumer's bundler with @rollup/plugin-node-resolve (its `browser: true` option and its default),
 // ESM output loaded as a module script in Chromium.
-import { after, before, test } from "node:test";
-import { launchChromium, modulePage, pageVerdict } from "./support/browser.mjs";
-import { createProject, fixture, packPackage } from "./support/project.mjs";
-import { serveStatic } from "./support/serve.mjs";
+import { test } from "node:test";
+import { modulePage, servedPageVerdict } from "./support/browser.mjs";
+import { createProject, fixture } from "./support/project.mjs";
 import { measure, recordSizes } from "./support/sizes.mjs";
-import { ensureTools, mustRunTool, toolVersion } from "./support/tools.mjs";
+import { mustRunTool, toolVersion } from "./support/tools.mjs";
+import { consumerSuite } from "./support/suite.mjs";
 import { assertVerdict } from "./support/verdict.mjs";
 
-let packed;
-let browser;
-
-before(async () => {
-  await ensureTools();
-  packed = packPackage();
-  browser = await launchChromium();
-}, { timeout: 600_000 });
-after(async () => {
-  await browser?.close();
-  packed?.cleanup();
-});
+const suite = consumerSuite();
 
 const config = (options) => `import { nodeResolve } from "@rollup/plugin-node-resolve";
 
@@ -34,7 +23,7 @@ const version = `Rollup ${toolVersion("rollup")} + @rollup/plugin-node-resolve $
 for (const [label, options] of [["browser: true", "{ browser: true }"], ["default options", ""]]) {
   test(`${version} (${label}): ESM output in Chromium`, { timeout: 180_000 }, async (t) => {
     const name = `rollup-${options ? "browser" : "default"}`;
-    const project = createProject(packed, name, {
+    const project = createProject(suite.packed, name, {
       files: {
         "main.js": fixture("guard.js"),
         "verdict.js": fixture("verdict.js"),
@@ -45,11 +34,6 @@ for (const [label, options] of [["browser: true", "{ browser: true }"], ["defaul
     project.linkTool("@rollup/plugin-node-resolve");
     await mustRunTool("rollup", ["--config", "rollup.config.mjs"], { cwd: project.dir });
     recordSizes(t, name, measure(project.path("dist")));
-    const server = await serveStatic(project.path("dist"));
-    try {
-      assertVerdict(await pageVerdict(browser, `${server.url}/`, { server }));
-    } finally {
-      await server.close();
-    }
+    assertVerdict(await servedPageVerdict(suite.browser, project.path("dist")));
   });
 }

@@ -5,6 +5,7 @@
 // (./canonical.js), so any guard verifies them.
 import { actionPayload, confirmationPayload, keyIdText, receiptBytes, sha256 } from "./canonical.js";
 import { typedError } from "./errors.js";
+import { isPlainObject } from "./plain-object.js";
 
 const ED25519 = { name: "Ed25519" };
 
@@ -12,13 +13,6 @@ function subtle() {
   const crypto = globalThis.crypto;
   if (!crypto?.subtle) throw typedError("unsupported", "", "this host has no WebCrypto (crypto.subtle)");
   return crypto.subtle;
-}
-
-/** A plain object (a literal or JSON data), not an array or an instance of a class. */
-function isObject(value) {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }
 
 /** Any object: a browser's PublicKeyCredential is an instance of its class. */
@@ -72,7 +66,7 @@ function hex(bytes) {
 
 function readSigningKey(key) {
   return readValue("key", () => {
-    if (!isObject(key)) throw typedError("invalid_key", "key", "key must be { keyId, privateKey }");
+    if (!isPlainObject(key)) throw typedError("invalid_key", "key", "key must be { keyId, privateKey }");
     const { keyId, privateKey } = key;
     if (typeof keyId !== "string" || keyId.trim() === "") {
       throw typedError("invalid_key", "key.keyId", "keyId must be a non-empty string");
@@ -86,7 +80,7 @@ function readSigningKey(key) {
 
 function readPasskey(passkey) {
   return readValue("passkey", () => {
-    if (!isObject(passkey)) throw typedError("invalid_input", "passkey", "passkey must be { keyId, rpId, credentialId?, timeout? }");
+    if (!isPlainObject(passkey)) throw typedError("invalid_input", "passkey", "passkey must be { keyId, rpId, credentialId?, timeout? }");
     const { keyId, rpId, credentialId, timeout = 120_000 } = passkey;
     nonEmptyText("passkey.keyId", keyId);
     nonEmptyText("passkey.rpId", rpId);
@@ -107,7 +101,7 @@ function randomKeyId() {
  * kept in IndexedDB: structured clone keeps CryptoKeys); `publicKey` is what a guard is configured with.
  */
 export async function generateApproverKey(options = {}) {
-  if (!isObject(options)) throw typedError("invalid_input", "options", "options must be { keyId?, extractable? }");
+  if (!isPlainObject(options)) throw typedError("invalid_input", "options", "options must be { keyId?, extractable? }");
   const { keyId = randomKeyId(), extractable = false, ...unknown } = readValue("options", () => ({ ...options }));
   const extra = Object.keys(unknown);
   if (extra.length > 0) throw typedError("invalid_input", `options.${extra[0]}`, `unknown option ${extra[0]}`);
@@ -207,7 +201,7 @@ export function passkeyAssertion(credential) {
  */
 export function passkeyPublicKey(credential, relyingParty) {
   const { rpId, origins } = readValue("relyingParty", () => {
-    if (!isObject(relyingParty)) throw typedError("invalid_input", "relyingParty", "relyingParty must be { rpId, origins }");
+    if (!isPlainObject(relyingParty)) throw typedError("invalid_input", "relyingParty", "relyingParty must be { rpId, origins }");
     const { rpId, origins } = relyingParty;
     nonEmptyText("relyingParty.rpId", rpId);
     if (!Array.isArray(origins) || origins.length === 0) {

@@ -2,21 +2,9 @@
 // governed tool is a change to approve (`toolCallChange`: the tool and its arguments as canonical JSON, and the
 // call's id), and it runs only through the Executor: once, when a signed, unexpired, unused confirmation binds
 // exactly that call, with exactly the approved arguments. The framework adapters are built on this.
+import { typedError } from "../approver/errors.js";
+import { isPlainObject } from "../approver/plain-object.js";
 import { Executor, toolCallChange } from "../wasm/agent_governor_full.js";
-
-function typedError(code, path, message) {
-  const error = new Error(message);
-  error.name = "AgentGovernorError";
-  error.code = code;
-  error.path = path;
-  return error;
-}
-
-function isPlainObject(value) {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
 
 /** The call's own words in its confirmation: its id, so an approval of one call never runs another. */
 const intentOf = (callId) => `tool call ${callId}`;
@@ -74,7 +62,7 @@ export function governToolCalls(given, givenOptions) {
     if (!isPlainObject(call)) throw typedError("invalid_input", "call", "call must be { tool, arguments, callId }");
     const { tool: name, arguments: args, callId } = call;
     tool(name);
-    if (typeof callId !== "string" || callId.trim() === "" || callId.length > 256) {
+    if (typeof callId !== "string" || callId === "" || callId.length > 256) {
       throw typedError("invalid_input", "call.callId", "callId must be the framework's id of this call (1-256 characters)");
     }
     return { name, args, callId, ...toolCallChange(name, args) };

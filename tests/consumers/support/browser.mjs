@@ -1,6 +1,7 @@
 // Loads a consumer's page in headless Chromium and waits for the verdict it reports (`document.body.dataset.verdict`);
 // a timeout or a thrown error fails with what the page and its workers logged and the requests that failed.
 import { launchChromium } from "../../js/helpers.mjs";
+import { serveStatic } from "./serve.mjs";
 
 export { launchChromium };
 
@@ -71,3 +72,13 @@ const worker = new Worker(${JSON.stringify(src)});
 worker.onmessage = (event) => { document.body.dataset.verdict = JSON.stringify(event.data); };
 worker.onerror = (event) => { document.body.dataset.error = "worker error: " + event.message + " (" + event.filename + ":" + event.lineno + ")"; };
 </script>`);
+
+/** Serves `directory` (a build's output) and resolves to the verdict its index page reports. */
+export async function servedPageVerdict(browser, directory, options = {}) {
+  const server = await serveStatic(directory);
+  try {
+    return await pageVerdict(browser, `${server.url}/`, { ...options, server });
+  } finally {
+    await server.close();
+  }
+}
