@@ -46,6 +46,8 @@ mkdir -p "$out/approver" "$out/driver"
 cp src/wasm/approver/*.js src/wasm/approver/*.d.ts "$out/approver/"
 cp src/wasm/driver/*.js src/wasm/driver/*.d.ts "$out/driver/"
 cp src/wasm/load/load.js src/wasm/load/load.d.ts "$out/"
+# The framework adapters (`agent-governor/ai`, ...), over the full module's entry for the host.
+cp -r src/adapters/. "$out/"
 cp src/wasm/load/load.js src/wasm/load/load.d.ts "$out/guard/"
 
 log "writing the entry points of each host (scripts/package-entries.mjs)"

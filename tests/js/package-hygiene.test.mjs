@@ -39,7 +39,7 @@ test("the tarball carries the MIT LICENSE the manifest declares, and the metadat
   for (const [name, conditions] of Object.entries(manifest.exports)) {
     for (const target of new Set(targets(conditions))) {
       if (!/\.c?js$/.test(target)) continue;
-      const instantiates = /\/(index|node|workerd)\.c?js$/.test(target) && !target.includes("/approver/");
+      const instantiates = /^\.\/dist\/(guard\/)?(index|node|workerd)\.c?js$/.test(target);
       assert.equal(manifest.sideEffects.includes(target), instantiates, `${name} -> ${target}: side effects ${instantiates}`);
     }
   }

@@ -39,6 +39,14 @@ function answerFor(_name, schema) {
   throw new Error(`no scripted answer for a schema with ${fields.join(", ")}`);
 }
 
+/** The scripted model's tool call, for the adapter examples: the tool they offer, with fixed arguments. */
+const TOOL_ARGUMENTS = { sendEmail: { to: "bob@example.com", subject: "Q3 numbers" } };
+function toolCallFor(body) {
+  const name = body.tools.map((tool) => tool.function.name).find((offered) => offered in TOOL_ARGUMENTS);
+  if (!name) throw new Error(`no scripted tool call among ${body.tools.map((tool) => tool.function.name).join(", ")}`);
+  return { name, arguments: TOOL_ARGUMENTS[name] };
+}
+
 let model;
 let board;
 let guard;
@@ -48,7 +56,7 @@ before(async () => {
   mkdirSync(join(directory, "node_modules"), { recursive: true });
   // The README's imports name the package: resolve it to this checkout, as an installed copy would be.
   symlinkSync(repoRoot, join(directory, "node_modules", "agent-governor"), "dir");
-  model = await startScriptedModel(answerFor);
+  model = await startScriptedModel(answerFor, { toolCallFor });
   board = await startTaskBoard();
   guard = await startGuardService(board);
 });

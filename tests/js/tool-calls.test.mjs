@@ -93,3 +93,19 @@ test("bad tools, options and calls are typed errors", async () => {
   assert.throws(() => governed.draft({ ...call, arguments: ["x"] }), { code: "invalid_input", path: "arguments" });
   assert.throws(() => governed.draft("send_email"), { code: "invalid_input", path: "call" });
 });
+
+test("approve keeps a confirmation for its call; runApproved runs it once and needs one", async () => {
+  const { governed, sent, store } = harness();
+  await assert.rejects(governed.runApproved(call), { code: "approval_required" });
+  const confirmation = issueConfirmation(governed.draft(call), signer);
+  assert.equal(await governed.approve(call, confirmation), confirmation.confirmation_id);
+  await assert.rejects(governed.approve(call, confirmation), { code: "already_exists" });
+  const contexts = [];
+  const withContext = governToolCalls({ send_email: async (args, context) => contexts.push(context) }, { store, keys });
+  assert.equal((await withContext.runApproved(call, { signal: "s" })).outcome, "applied");
+  assert.deepEqual(contexts, [{ signal: "s" }]);
+  assert.equal((await governed.runApproved(call)).result.rejection.phase, "already_consumed");
+  // Kept for another call id: this call still has none.
+  await assert.rejects(governed.runApproved({ ...call, callId: "call-7" }), { code: "approval_required" });
+  assert.deepEqual(sent, []);
+});

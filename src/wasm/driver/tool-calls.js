@@ -4,10 +4,13 @@
 // exactly that call, with exactly the approved arguments. The framework adapters are built on this.
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
-import { Executor, toolCallChange } from "../wasm/agent_governor_full.js";
+import { Executor, saveConfirmation, toolCallChange } from "../wasm/agent_governor_full.js";
 
 /** The call's own words in its confirmation: its id, so an approval of one call never runs another. */
 const intentOf = (callId) => `tool call ${callId}`;
+
+/** Where the id of the confirmation a person signed for a call is kept, beside the confirmations themselves. */
+const approvalKey = (callId) => `tool-call/${callId}`;
 
 /** `read()`, with anything it throws that is not already typed reported as `invalid_input` at `path`. */
 function readAt(path, read) {
@@ -20,7 +23,8 @@ function readAt(path, read) {
 }
 
 /**
- * Governs `tools` (`{ name: async (args) => output }`). `options`: the Executor's `store` and `keys` (and
+ * Governs `tools` (`{ name: async (args, context) => output }`; `context` is what `run` or `runApproved` was
+ * given beside the call, e.g. the framework's abort signal). `options`: the Executor's `store` and `keys` (and
  * its other options: `now`, `audit`, `clockSkewMs`, `audience`, `sealKey`, `language`), and `whitelist`, the
  * tools that run with no approval. Returns `draft(call)`, what a person approves for a call, and
  * `run(call, confirmationId)`, which runs it only as approved.
@@ -45,18 +49,22 @@ export function governToolCalls(given, givenOptions) {
     return tools[name];
   };
   const outputs = new Map();
+  // What the framework gave the call (its abort signal, its messages), passed to the tool beside the arguments.
+  const contexts = new Map();
   const skill = {
     // A tool call has no state to read before it runs: the approved `from` is empty.
     preview: () => ({ current_status: "" }),
     // Runs with the approved arguments, read from the confirmation itself. A tool that throws leaves the
     // call's outcome unknown (it may have acted): the Executor keeps it in flight for a person to reconcile.
     apply: async ({ confirmation }) => {
-      const output = await tool(confirmation.node_id)(JSON.parse(confirmation.proposed_change.to));
+      const context = contexts.get(confirmation.confirmation_id);
+      const output = await tool(confirmation.node_id)(JSON.parse(confirmation.proposed_change.to), context);
       outputs.set(confirmation.confirmation_id, output);
       return { status: 200, body: { applied: true } };
     },
   };
   const executor = new Executor({ ...executorOptions, skills: { tool_call: skill } });
+  const { store } = executorOptions;
 
   function readCall(call) {
     if (!isPlainObject(call)) throw typedError("invalid_input", "call", "call must be { tool, arguments, callId }");
@@ -66,6 +74,33 @@ export function governToolCalls(given, givenOptions) {
       throw typedError("invalid_input", "call.callId", "callId must be the framework's id of this call (1-256 characters)");
     }
     return { name, args, callId, ...toolCallChange(name, args) };
+  }
+
+  async function run(call, confirmationId, context) {
+    const { name, args, callId, node_id, proposed_change } = readCall(call);
+    if (whitelist.includes(name)) return { outcome: "applied", output: await tools[name](args, context), approved: false };
+    if (typeof confirmationId !== "string" || confirmationId === "") {
+      throw typedError("approval_required", "confirmationId", `${name} runs only with a person's approval: pass its confirmation id`);
+    }
+    // The request names this call, not the confirmation's content: the Executor applies it only when the
+    // two are one (the tool, the canonical arguments, the call's id).
+    const request = {
+      confirmation_id: confirmationId,
+      apply_request: { node_id, confirm_status: proposed_change.to, intent: intentOf(callId), reason: "" },
+    };
+    // A second run of one confirmation is refused by the Executor; it never replaces the first run's context.
+    const owns = !contexts.has(confirmationId);
+    if (owns) contexts.set(confirmationId, context);
+    let result;
+    try {
+      result = await executor.execute(request);
+    } finally {
+      if (owns) contexts.delete(confirmationId);
+    }
+    if (result.outcome !== "applied") return { outcome: result.outcome, result };
+    const output = outputs.get(confirmationId);
+    outputs.delete(confirmationId);
+    return { outcome: "applied", output, result, approved: true };
   }
 
   return {
@@ -78,27 +113,35 @@ export function governToolCalls(given, givenOptions) {
       return { node_id, proposed_change, intent: intentOf(callId), reason: "", ui_action: "approve_button" };
     },
     /**
-     * Runs `call` as approved by confirmation `confirmationId` (none needed for a whitelisted tool):
+     * Runs `call` as approved by confirmation `confirmationId` (none needed for a whitelisted tool), the tool
+     * given `context` beside the arguments:
      * `{ outcome: "applied", output }`, or the Executor's result when it did not run (`rejected`,
      * `reconfirm_required`, `error`, or an unknown outcome kept in flight).
      */
-    async run(call, confirmationId) {
-      const { name, args, callId, node_id, proposed_change } = readCall(call);
-      if (whitelist.includes(name)) return { outcome: "applied", output: await tools[name](args), approved: false };
+    run,
+    /**
+     * Keeps `confirmation`, a person's signed approval of `call`, for `runApproved(call)`: it is saved as the
+     * Executor keeps confirmations (a confirmation already saved is refused: `storage_error`), and nothing is
+     * decided here: the Executor checks it when the call runs.
+     */
+    async approve(call, confirmation) {
+      const { callId } = readCall(call);
+      await saveConfirmation(store, confirmation);
+      await store.put(approvalKey(callId), confirmation.confirmation_id);
+      return confirmation.confirmation_id;
+    },
+    /**
+     * Runs `call` with the confirmation kept for it by `approve` (a whitelisted tool needs none). With none
+     * kept, it throws `approval_required` and nothing runs.
+     */
+    async runApproved(call, context) {
+      const { name, callId } = readCall(call);
+      if (whitelist.includes(name)) return run(call, undefined, context);
+      const confirmationId = await store.get(approvalKey(callId));
       if (typeof confirmationId !== "string" || confirmationId === "") {
-        throw typedError("approval_required", "confirmationId", `${name} runs only with a person's approval: pass its confirmation id`);
+        throw typedError("approval_required", "call", `${name} (call ${callId}) has no approval: a person has not approved it`);
       }
-      // The request names this call, not the confirmation's content: the Executor applies it only when the
-      // two are one (the tool, the canonical arguments, the call's id).
-      const request = {
-        confirmation_id: confirmationId,
-        apply_request: { node_id, confirm_status: proposed_change.to, intent: intentOf(callId), reason: "" },
-      };
-      const result = await executor.execute(request);
-      if (result.outcome !== "applied") return { outcome: result.outcome, result };
-      const output = outputs.get(confirmationId);
-      outputs.delete(confirmationId);
-      return { outcome: "applied", output, result, approved: true };
+      return run(call, confirmationId, context);
     },
   };
 }

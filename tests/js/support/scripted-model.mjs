@@ -19,15 +19,36 @@ export function completeChecklist(description = "the move is one the board allow
   return { checklist: [{ id: "moves", description, completed: true, evidence: "preview" }], allComplete: true, summary: "ok", pendingActions: [], confidence: 0.9 };
 }
 
-/** Starts the endpoint on 127.0.0.1; resolves to the http.Server (its `/v1` is the base URL). */
-export function startScriptedModel(answerFor) {
+/**
+ * The answer to a request that offers tools: the call `toolCallFor(body)` returns (`{ name, arguments }`),
+ * or, once a tool's result is in the conversation, a short text.
+ */
+function toolAnswer(body, toolCallFor) {
+  const last = body.messages.at(-1);
+  if (last?.role === "tool") return { finish_reason: "stop", message: { role: "assistant", content: "Done." } };
+  const call = toolCallFor(body);
+  const tool_calls = [{ id: `call_${body.messages.length}`, type: "function", function: { name: call.name, arguments: JSON.stringify(call.arguments) } }];
+  return { finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls } };
+}
+
+/**
+ * Starts the endpoint on 127.0.0.1; resolves to the http.Server (its `/v1` is the base URL). A request that
+ * offers tools is answered by `toolCallFor` (see `toolAnswer`).
+ */
+export function startScriptedModel(answerFor, { toolCallFor } = {}) {
   const server = createServer(async (request, response) => {
     let raw = "";
     for await (const chunk of request) raw += chunk;
-    const { name, schema } = JSON.parse(raw).response_format.json_schema;
-    const answer = await answerFor(name, schema);
+    const body = JSON.parse(raw);
+    let choice;
+    if (Array.isArray(body.tools) && toolCallFor) {
+      choice = toolAnswer(body, toolCallFor);
+    } else {
+      const { name, schema } = body.response_format.json_schema;
+      choice = { finish_reason: "stop", message: { role: "assistant", content: JSON.stringify(await answerFor(name, schema)) } };
+    }
     response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify({ choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify(answer) } }] }));
+    response.end(JSON.stringify({ id: "scripted", object: "chat.completion", created: 1_700_000_000, model: body.model, choices: [{ index: 0, ...choice }] }));
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
