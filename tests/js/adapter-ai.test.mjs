@@ -99,9 +99,11 @@ test("arguments edited in the history after approval, an expired approval and an
   assert.match(refusal(altered), /did not run \(change_mismatch\)/);
   assert.deepEqual(sent, []);
 
-  const late = harness({ now: () => Date.now() + 25 * 3600 * 1000 });
+  let clock = Date.now();
+  const late = harness({ now: () => clock });
   const lateTurn = await firstTurn(late.governed);
-  const old = await late.governed.approve(lateTurn.request, issueConfirmation(late.governed.draft(lateTurn.request), signer, Date.now()));
+  const old = await late.governed.approve(lateTurn.request, issueConfirmation(late.governed.draft(lateTurn.request), signer, clock));
+  clock += 25 * 3600 * 1000;
   const expired = await continueWith(late.governed, lateTurn.model, lateTurn.history, old);
   assert.match(refusal(expired), /did not run \(expired_time\)/);
   assert.deepEqual(late.sent, []);
@@ -110,6 +112,7 @@ test("arguments edited in the history after approval, an expired approval and an
   const other = harness();
   const otherTurn = await firstTurn(other.governed);
   const foreign = issueConfirmation(other.governed.draft({ ...otherTurn.request.toolCall, toolCallId: "call-2" }), signer);
+  await assert.rejects(other.governed.approve(otherTurn.request, foreign), { code: "not_approved" });
   await other.governed.approve({ ...otherTurn.request.toolCall, toolCallId: "call-2" }, foreign);
   const mismatched = await continueWith(other.governed, otherTurn.model, otherTurn.history, { type: "tool-approval-response", approvalId: otherTurn.request.approvalId, approved: true });
   assert.match(refusal(mismatched), /has no approval/);
@@ -212,5 +215,7 @@ test("bad input: unknown tools, malformed and oversized arguments, a bad tool se
   await governed.approve(call, confirmation);
   await assert.rejects(governed.approve(call, confirmation), { code: "already_exists" });
   await assert.rejects(governed.approve(call, { ...confirmation, signature: 42 }), { code: "invalid_input" });
+  await assert.rejects(governed.approve(call, { ...confirmation, confirmation_id: "forged" }), { code: "not_approved" });
+  await assert.rejects(governed.approve({ ...call, input: { to: "eve", subject: "s" } }, issueConfirmation(governed.draft(call), signer)), { code: "not_approved" });
   assert.deepEqual(sent, []);
 });

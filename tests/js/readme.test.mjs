@@ -40,7 +40,7 @@ function answerFor(_name, schema) {
 }
 
 /** The scripted model's tool call, for the adapter examples: the tool they offer, with fixed arguments. */
-const TOOL_ARGUMENTS = { sendEmail: { to: "bob@example.com", subject: "Q3 numbers" } };
+const TOOL_ARGUMENTS = { sendEmail: { to: "bob@example.com", subject: "Q3 numbers" }, send_email: { to: "bob@example.com", subject: "Q3 numbers" } };
 function toolCallFor(body) {
   const name = body.tools.map((tool) => tool.function.name).find((offered) => offered in TOOL_ARGUMENTS);
   if (!name) throw new Error(`no scripted tool call among ${body.tools.map((tool) => tool.function.name).join(", ")}`);

@@ -4,7 +4,7 @@
 // exactly that call, with exactly the approved arguments. The framework adapters are built on this.
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
-import { Executor, saveConfirmation, toolCallChange } from "../wasm/agent_governor_full.js";
+import { Executor, checkConfirmation, saveConfirmation, toolCallChange } from "../wasm/agent_governor_full.js";
 
 /** The call's own words in its confirmation: its id, so an approval of one call never runs another. */
 const intentOf = (callId) => `tool call ${callId}`;
@@ -76,18 +76,24 @@ export function governToolCalls(given, givenOptions) {
     return { name, args, callId, ...toolCallChange(name, args) };
   }
 
-  async function run(call, confirmationId, context) {
-    const { name, args, callId, node_id, proposed_change } = readCall(call);
-    if (whitelist.includes(name)) return { outcome: "applied", output: await tools[name](args, context), approved: false };
-    if (typeof confirmationId !== "string" || confirmationId === "") {
-      throw typedError("approval_required", "confirmationId", `${name} runs only with a person's approval: pass its confirmation id`);
-    }
-    // The request names this call, not the confirmation's content: the Executor applies it only when the
-    // two are one (the tool, the canonical arguments, the call's id).
+  /** The Executor's request for `call`: it names this call, not the confirmation's content, so the confirmation applies only when the two are one (the tool, the canonical arguments, the call's id). */
+  function requestFor(call, confirmationId) {
+    const read = readCall(call);
+    const { node_id, proposed_change, callId } = read;
     const request = {
       confirmation_id: confirmationId,
       apply_request: { node_id, confirm_status: proposed_change.to, intent: intentOf(callId), reason: "" },
     };
+    return { ...read, request };
+  }
+
+  async function run(call, confirmationId, context) {
+    const { name, args } = readCall(call);
+    if (whitelist.includes(name)) return { outcome: "applied", output: await tools[name](args, context), approved: false };
+    if (typeof confirmationId !== "string" || confirmationId === "") {
+      throw typedError("approval_required", "confirmationId", `${name} runs only with a person's approval: pass its confirmation id`);
+    }
+    const { request } = requestFor(call, confirmationId);
     // A second run of one confirmation is refused by the Executor; it never replaces the first run's context.
     const owns = !contexts.has(confirmationId);
     if (owns) contexts.set(confirmationId, context);
@@ -103,8 +109,24 @@ export function governToolCalls(given, givenOptions) {
     return { outcome: "applied", output, result, approved: true };
   }
 
+  /** The core's check of `confirmation` for `call` now, before it is kept: the signature, binding and expiry. */
+  function check(call, confirmation) {
+    const { request } = requestFor(call, isPlainObject(confirmation) ? confirmation.confirmation_id : undefined);
+    return checkConfirmation({
+      confirmation,
+      request,
+      keys: options.keys,
+      now: typeof options.now === "function" ? options.now() : Date.now(),
+      current_status: "",
+      ...(options.clockSkewMs === undefined ? {} : { clock_skew_ms: options.clockSkewMs }),
+      ...(options.audience === undefined ? {} : { audience: options.audience }),
+      ...(options.language === undefined ? {} : { language: options.language }),
+    });
+  }
+
   return {
     executor,
+    check,
     /** Whether `name` runs with no approval. */
     isWhitelisted: (name) => whitelist.includes(name),
     /** What a person approves for `call` (`{ tool, arguments, callId }`): sign it with `issueConfirmation` or an approver key. */
@@ -120,14 +142,19 @@ export function governToolCalls(given, givenOptions) {
      */
     run,
     /**
-     * Keeps `confirmation`, a person's signed approval of `call`, for `runApproved(call)`: it is saved as the
-     * Executor keeps confirmations (a confirmation already saved is refused: `storage_error`), and nothing is
-     * decided here: the Executor checks it when the call runs.
+     * Keeps `confirmation`, a person's signed approval of `call`, for `runApproved(call)`, once the core's
+     * check passes now (else `not_approved`, with the verdict). It is saved as the Executor keeps confirmations
+     * (one already saved is refused: `already_exists`); the Executor checks it again, and uses it once, when
+     * the call runs.
      */
     async approve(call, confirmation) {
-      const { callId } = readCall(call);
+      const verdict = check(call, confirmation);
+      if (verdict.verdict !== "pass") {
+        const phase = verdict.phase ?? verdict.verdict;
+        throw Object.assign(typedError("not_approved", "confirmation", `this confirmation does not approve ${call.tool} (call ${call.callId}): ${phase}: ${verdict.reason}`), { verdict });
+      }
       await saveConfirmation(store, confirmation);
-      await store.put(approvalKey(callId), confirmation.confirmation_id);
+      await store.put(approvalKey(call.callId), confirmation.confirmation_id);
       return confirmation.confirmation_id;
     },
     /**
