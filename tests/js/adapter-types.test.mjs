@@ -4,9 +4,14 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
+import { readFileSync } from "node:fs";
+import { ADAPTER_SUBPATHS } from "../consumers/support/project.mjs";
 import { repoRoot } from "./helpers.mjs";
 
-for (const adapter of ["ai", "openai-agents"]) {
+const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8"));
+const adapters = ADAPTER_SUBPATHS.filter((subpath) => subpath in manifest.exports).map((subpath) => subpath.slice(2));
+
+for (const adapter of adapters) {
   test(`agent-governor/${adapter}: a typical use type-checks`, () => {
     const file = join(repoRoot, "tests", "js", "adapter-types", `${adapter}.mts`);
     const flags = ["--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--skipLibCheck", "false"];

@@ -65,11 +65,19 @@ function exportTargets(value) {
   return [...new Set(Object.values(value).flatMap(exportTargets))];
 }
 
-/** The subpaths a consumer can import: each key of the exports map that names code (not ./package.json, not a wasm file). */
+/**
+ * The framework adapters: each needs its framework (an optional peer dependency) installed, so a consumer
+ * without it imports none of them (their declarations are checked against the frameworks in
+ * tests/js/adapter-types.test.mjs, their code in tests/js/adapter-*.test.mjs).
+ */
+export const ADAPTER_SUBPATHS = ["./ai", "./openai-agents", "./langgraph", "./mcp"];
+
+/** The subpaths a consumer can import: each key of the exports map that names code (not ./package.json, not a wasm file, not an adapter). */
 export function subpaths(manifest) {
   const isCode = (target) => /\.(c|m)?js$/.test(target) || /\.d\.(c|m)?ts$/.test(target);
   return Object.entries(manifest.exports)
     .filter(([key, conditions]) => !key.includes("*") && exportTargets(conditions).some(isCode))
+    .filter(([key]) => !ADAPTER_SUBPATHS.includes(key))
     .map(([key]) => key)
     .map((key) => (key === "." ? manifest.name : `${manifest.name}/${key.slice(2)}`));
 }
