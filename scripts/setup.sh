@@ -42,7 +42,9 @@ if ! dpkg -s fonts-ipafont-gothic >/dev/null 2>&1; then
   install_font || { as_root apt-get update -q && install_font; }
 fi
 
-# 4. npm packages, exactly as locked.
+# 4. npm packages, exactly as locked. better-sqlite3 (the LangGraph SQLite checkpointer's driver, a test
+#    dependency) compiles against the Node headers installed with Node, without downloading any.
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then export npm_config_nodedir=/usr; fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing npm packages"
   npm ci --no-audit --no-fund
