@@ -1,0 +1,58 @@
+// Declarations of `agent-governor/mcp`, the MCP gateway (@modelcontextprotocol/sdk 1).
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Confirmation, ConfirmationStore, GovernedToolCalls, Receipt, ToolCallDraft, VerificationKeys } from "agent-governor";
+
+/** A request's `_meta` key for the signed confirmation, when a client calls again. */
+export declare const CONFIRMATION_META: "agent-governor/confirmation";
+/** A request's `_meta` key for the request state of the pending approval it continues. */
+export declare const REQUEST_STATE_META: "requestState";
+/** A result's `_meta` key for the pending approval (a governed call that did not run yet). */
+export declare const APPROVAL_META: "agent-governor/approval";
+/** A result's `_meta` key for the signed receipt of a forwarded call's outcome. */
+export declare const RECEIPT_META: "agent-governor/receipt";
+
+/** What a person reads and signs for a pending call, and what the client sends back with the confirmation. */
+export type PendingApproval = { callId: string; requestState: string; lines: [string, string]; draft: ToolCallDraft };
+
+/** The host's Ed25519 key that signs receipts (a WebCrypto `CryptoKey`). */
+type HostCryptoKey = typeof globalThis extends { CryptoKey: { prototype: infer Key } } ? Key : object;
+
+export type McpGatewayOptions = {
+  /** The upstream MCP server, through a connected SDK `Client` (stdio, Streamable HTTP, ...). */
+  upstream: Client;
+  /** Where pending calls, confirmations and receipts are kept: the Executor's store (shared across restarts). */
+  store: ConfirmationStore;
+  /** The approvers' verification keys: Ed25519 or passkey public keys, or an HMAC secret of a server that issues approvals. */
+  keys: VerificationKeys;
+  /** Tools forwarded with no approval. */
+  whitelist?: string[];
+  /** The page where a person approves call `callId`: offered through URL-mode elicitation to clients that support it. */
+  approvalUrl?: (callId: string) => string | URL;
+  /** Signs the receipts. */
+  receiptKey: { keyId: string; privateKey: HostCryptoKey };
+  serverInfo?: { name: string; version: string };
+  now?: () => number;
+  [option: string]: unknown;
+};
+
+export interface McpGateway {
+  /** A new MCP server for one connection: connect it to a transport (stdio, or one Streamable HTTP session). */
+  createServer(): Server;
+  /** The pending approval of call `callId`, or null. */
+  pending(callId: string): Promise<PendingApproval | null>;
+  /**
+   * Keeps a person's signed confirmation of pending call `callId` (checked in the core first: `not_approved`
+   * otherwise); the client's next identical call is forwarded once. Notifies clients that asked through URL-mode elicitation.
+   */
+  approve(callId: string, confirmation: Confirmation): Promise<void>;
+  /** The signed receipts of every forwarded call's outcome, in order (verify with `verifyReceipts`). */
+  receipts(): Promise<Receipt[]>;
+  governed: GovernedToolCalls;
+}
+
+/**
+ * An MCP server in front of `upstream`: tools/list passes through; a governed tools/call is forwarded only
+ * with a signed, single-use confirmation bound to the tool and its canonical arguments.
+ */
+export declare function createMcpGateway(options: McpGatewayOptions): Promise<McpGateway>;

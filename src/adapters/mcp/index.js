@@ -1,0 +1,216 @@
+// The MCP gateway: an MCP server in front of any MCP server (the upstream, reached through the SDK's Client
+// over stdio or Streamable HTTP). `tools/list` passes through; `tools/call` of a tool that is not whitelisted
+// is forwarded only with a person's signed, single-use confirmation bound to the tool's name and its
+// canonical arguments. Without one, the answer says what the client needs to ask a person: a URL-mode
+// elicitation to the approval page when the client supports it, otherwise a result carrying the pending
+// approval (its lines, the draft to sign and a `requestState` to send back with the confirmation). Every
+// forwarded call's outcome gets a signed receipt. The gateway keeps its state in the Executor's store, so a
+// restart loses no approval and revives no used one.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
+import { changeDigest, changeLines, governToolCalls } from "agent-governor";
+import { typedError } from "../approver/errors.js";
+import { isPlainObject } from "../approver/plain-object.js";
+import { receiptChain } from "./receipts.js";
+
+/** Where a client puts the confirmation and the request state when it calls again: the request's `_meta`. */
+export const CONFIRMATION_META = "agent-governor/confirmation";
+export const REQUEST_STATE_META = "requestState";
+/** Where the gateway puts a pending approval and a receipt: the result's `_meta`. */
+export const APPROVAL_META = "agent-governor/approval";
+export const RECEIPT_META = "agent-governor/receipt";
+
+const STATE_PREFIX = "ag1.";
+const pendingKey = (callId) => `mcp-call/${callId}`;
+const digestKey = (digest) => `mcp-digest/${digest}`;
+/** A receipt's outcome for each of the Executor's. */
+const RECEIPT_OUTCOMES = { applied: "applied", rejected: "rejected", reconfirm_required: "reconfirm_required" };
+
+/** Every tool of the upstream server, all pages. */
+async function upstreamTools(upstream) {
+  const tools = [];
+  let cursor;
+  do {
+    const page = await upstream.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && tools.length < 10_000);
+  return tools;
+}
+
+const errorResult = (text, meta) => ({ content: [{ type: "text", text }], isError: true, ...(meta ? { _meta: meta } : {}) });
+
+/**
+ * Creates the gateway over `upstream`, a connected `Client`. `options`: the Executor's `store` and `keys` (and
+ * its other options), `whitelist` (tools forwarded with no approval), `approvalUrl(callId)` (the page where a
+ * person approves a call, for URL-mode elicitation), `receiptKey` (`{ keyId, privateKey }`, an Ed25519
+ * CryptoKey that signs the receipts) and `serverInfo`. Resolves to `{ createServer, approve, pending, receipts }`:
+ * connect each `createServer()` to a transport (stdio, or a Streamable HTTP session).
+ */
+export async function createMcpGateway(options) {
+  if (!isPlainObject(options)) throw typedError("invalid_input", "options", "options must be { upstream, store, keys, receiptKey, ... }");
+  const { upstream, approvalUrl, receiptKey, serverInfo = { name: "agent-governor-mcp-gateway", version: "1" }, ...governOptions } = options;
+  if (typeof upstream?.callTool !== "function" || typeof upstream?.listTools !== "function") {
+    throw typedError("invalid_input", "options.upstream", "upstream must be a connected MCP Client");
+  }
+  if (approvalUrl !== undefined && typeof approvalUrl !== "function") throw typedError("invalid_input", "options.approvalUrl", "approvalUrl must be (callId) => URL");
+  if (!isPlainObject(receiptKey)) throw typedError("invalid_input", "options.receiptKey", "receiptKey must be { keyId, privateKey } (an Ed25519 CryptoKey)");
+  const { store } = governOptions;
+  const now = typeof governOptions.now === "function" ? governOptions.now : Date.now;
+  const receipts = receiptChain(store, receiptKey, now);
+
+  // The upstream's tools when the gateway starts; a tool that appears later is not governed and not callable.
+  const names = (await upstreamTools(upstream)).map((tool) => tool.name);
+  const runners = Object.fromEntries(names.map((name) => [name, (args, { signal } = {}) => upstream.callTool({ name, arguments: args }, undefined, { signal })]));
+  const governed = governToolCalls(runners, governOptions);
+
+  /** The pending call a request state names, or null. */
+  async function pendingFromState(state) {
+    if (typeof state !== "string" || !state.startsWith(STATE_PREFIX) || state.length > 200) return null;
+    const text = await store.get(pendingKey(state.slice(STATE_PREFIX.length)));
+    return typeof text === "string" ? JSON.parse(text) : null;
+  }
+
+  /** A new pending approval for `call`, saved before the client hears of it. */
+  async function propose(name, args, digest) {
+    const callId = crypto.randomUUID();
+    const pending = { callId, tool: name, arguments: args, digest };
+    await store.put(pendingKey(callId), JSON.stringify(pending));
+    await store.put(digestKey(digest), callId);
+    return pending;
+  }
+
+  function approvalFor(pending) {
+    const draft = governed.draft({ tool: pending.tool, arguments: pending.arguments, callId: pending.callId });
+    return { callId: pending.callId, requestState: `${STATE_PREFIX}${pending.callId}`, lines: changeLines(draft.node_id, draft.proposed_change), draft };
+  }
+
+  /** The key id that signed stored confirmation `id`, for its receipt ("" when it cannot be read). */
+  async function approverOf(id) {
+    try {
+      return JSON.parse(await store.get(`confirmation/${id}`)).key_id ?? "";
+    } catch {
+      return "";
+    }
+  }
+
+  /**
+   * Runs `call` upstream if a confirmation is kept for it: its result (or why it was not called) with the
+   * outcome's signed receipt; null when no confirmation is kept yet.
+   */
+  async function forward(call, digest, extra) {
+    let outcome;
+    try {
+      outcome = await governed.runApproved(call, { signal: extra?.signal });
+    } catch (error) {
+      if (error?.code === "approval_required") return null;
+      throw error;
+    }
+    // This call is settled: the next call with these arguments is a new one, for a new approval.
+    await store.put(digestKey(digest), "");
+    const receipt = await receipts.append({
+      approvalId: outcome.result.confirmation_id,
+      changeDigest: digest,
+      approver: await approverOf(outcome.result.confirmation_id),
+      outcome: RECEIPT_OUTCOMES[outcome.outcome] ?? "unknown",
+    });
+    if (outcome.outcome !== "applied") {
+      const phase = outcome.result?.rejection?.phase ?? outcome.outcome;
+      const reason = outcome.result?.rejection?.reason ?? outcome.result?.error?.message ?? "";
+      return errorResult(`${call.tool} was not called (${phase}): ${reason}`, { [RECEIPT_META]: receipt });
+    }
+    const result = outcome.output;
+    return { ...result, _meta: { ...(result?._meta ?? {}), [RECEIPT_META]: receipt } };
+  }
+
+  async function callTool(server, request, extra) {
+    const { name, arguments: args = {}, _meta: meta = {} } = request.params;
+    if (!names.includes(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
+    if (governed.isWhitelisted(name)) return upstream.callTool({ name, arguments: args }, undefined, { signal: extra.signal });
+    let change;
+    try {
+      change = governed.draft({ tool: name, arguments: args, callId: "digest" });
+    } catch (error) {
+      throw new McpError(ErrorCode.InvalidParams, error.message);
+    }
+    const digest = changeDigest(change.node_id, change.proposed_change);
+
+    // The call that this request continues: the one its request state names, or one pending for these exact arguments.
+    let pending = null;
+    if (meta[REQUEST_STATE_META] !== undefined) {
+      pending = await pendingFromState(meta[REQUEST_STATE_META]);
+      if (pending === null) return errorResult(`${name} was not called: the requestState is unknown or malformed`);
+      if (pending.tool !== name || pending.digest !== digest) {
+        return errorResult(`${name} was not called: the requestState names another call (${pending.tool}); the arguments must be the approved ones`);
+      }
+    } else {
+      const callId = await store.get(digestKey(digest));
+      if (typeof callId === "string" && callId !== "") pending = await pendingFromState(`${STATE_PREFIX}${callId}`);
+    }
+    if (pending === null) pending = await propose(name, args, digest);
+    const call = { tool: name, arguments: args, callId: pending.callId };
+
+    const confirmation = meta[CONFIRMATION_META];
+    if (confirmation !== undefined) {
+      try {
+        await governed.approve(call, confirmation);
+      } catch (error) {
+        if (error?.code !== "already_exists") return errorResult(`${name} was not called: ${error.message}`);
+      }
+    }
+    const forwarded = await forward(call, digest, extra);
+    if (forwarded !== null) return forwarded;
+
+    // No approval yet: tell the client what to ask a person.
+    const approval = approvalFor(pending);
+    const message = `${approval.lines.join("\n")}\nA person must approve this call before it runs.`;
+    if (approvalUrl && server.getClientCapabilities()?.elicitation?.url) {
+      throw new UrlElicitationRequiredError([{ mode: "url", elicitationId: approval.callId, url: String(approvalUrl(approval.callId)), message }]);
+    }
+    return errorResult(message, { [APPROVAL_META]: approval });
+  }
+
+  // One server per connection (a stdio process, a Streamable HTTP session); all share the store.
+  const servers = new Set();
+  function createServer() {
+    const server = new Server(serverInfo, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(server, request, extra));
+    servers.add(server);
+    server.onclose = () => servers.delete(server);
+    return server;
+  }
+
+  return {
+    /** A new MCP server for one connection: connect it to a transport (stdio, or one Streamable HTTP session). */
+    createServer,
+    /** The pending approval of call `callId` (what a person reads and signs), or null. */
+    async pending(callId) {
+      const pending = await pendingFromState(`${STATE_PREFIX}${callId}`);
+      return pending === null ? null : approvalFor(pending);
+    },
+    /**
+     * Keeps a person's signed confirmation of pending call `callId` (checked in the core first: `not_approved`
+     * otherwise). The client's next call of the same tool with the same arguments is forwarded, once; with
+     * URL-mode elicitation, the gateway tells the client the elicitation is complete.
+     */
+    async approve(callId, confirmation) {
+      const pending = await pendingFromState(`${STATE_PREFIX}${callId}`);
+      if (pending === null) throw typedError("not_found", "callId", `no pending call ${JSON.stringify(callId)}`);
+      await governed.approve({ tool: pending.tool, arguments: pending.arguments, callId }, confirmation);
+      // Tell connected clients that asked through URL-mode elicitation; a client gone by now calls again anyway.
+      await Promise.all(
+        [...servers].map(async (server) => {
+          try {
+            await server.createElicitationCompletionNotifier(callId)();
+          } catch {
+            // Not asked through URL-mode elicitation, or gone.
+          }
+        }),
+      );
+    },
+    /** The signed receipts of every forwarded call's outcome, in order (verify with `verifyReceipts`). */
+    receipts: () => receipts.list(),
+    governed,
+  };
+}

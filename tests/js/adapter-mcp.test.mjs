@@ -1,0 +1,204 @@
+// agent-governor/mcp, the gateway, with the real MCP SDK (1.32) on both sides: the SDK's Client, a sample
+// upstream server over stdio and over Streamable HTTP, the gateway served over Streamable HTTP (in this
+// process) and over stdio (its own process, restarted). tools/list passes through; a governed tools/call is
+// forwarded once, only with a signed confirmation of that tool and those arguments; a replayed requestState,
+// altered arguments and a restart are handled as the Executor handles them; every outcome has a receipt.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { ElicitationCompleteNotificationSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { MemoryStore, issueConfirmation, verifyReceipts } from "agent-governor";
+import { APPROVAL_META, CONFIRMATION_META, RECEIPT_META, REQUEST_STATE_META, createMcpGateway } from "agent-governor/mcp";
+import { fileStore } from "./support/file-store.mjs";
+import { KEYS } from "./support/mcp-gateway-run.mjs";
+import { startSampleServer } from "./support/mcp-sample-server.mjs";
+
+const signer = { keyId: "approver", secret: KEYS.approver };
+const directory = mkdtempSync(join(tmpdir(), "mcp-gateway-"));
+const email = { to: "bob@example.com", subject: "Q3" };
+const support = (name) => new URL(`./support/${name}`, import.meta.url).pathname;
+const sentIn = (log) => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line)) : []);
+
+let receiptPair;
+before(async () => {
+  receiptPair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]);
+});
+const receiptKey = () => ({ keyId: "gateway", privateKey: receiptPair.privateKey });
+const receiptPublicKey = async () => ({ type: "ed25519", public_key: (await crypto.subtle.exportKey("jwk", receiptPair.publicKey)).x });
+
+/** The gateway over an upstream stdio sample server, served over Streamable HTTP (one server per session). */
+async function httpGateway({ store = new MemoryStore(), approvalUrl } = {}) {
+  const sentLog = join(directory, `sent-${randomUUID()}.log`);
+  const upstream = new Client({ name: "gateway-upstream", version: "1" });
+  await upstream.connect(new StdioClientTransport({ command: process.execPath, args: [support("mcp-sample-server.mjs"), "stdio"], env: { ...process.env, SENT_LOG: sentLog } }));
+  const gateway = await createMcpGateway({ upstream, store, keys: KEYS, whitelist: ["lookup"], receiptKey: receiptKey(), approvalUrl });
+  const transports = new Map();
+  const http = createServer(async (request, response) => {
+    const id = request.headers["mcp-session-id"];
+    let transport = id ? transports.get(id) : undefined;
+    if (!transport) {
+      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sessionId) => transports.set(sessionId, transport) });
+      await gateway.createServer().connect(transport);
+    }
+    await transport.handleRequest(request, response);
+  });
+  await new Promise((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const url = new URL(`http://127.0.0.1:${http.address().port}/mcp`);
+  const clients = [];
+  return {
+    gateway,
+    sent: () => sentIn(sentLog),
+    async client(capabilities = {}) {
+      const client = new Client({ name: "test-client", version: "1" }, { capabilities });
+      await client.connect(new StreamableHTTPClientTransport(url));
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      for (const client of clients) await client.close();
+      await upstream.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
+}
+
+const call = (client, args = email, meta) => client.callTool({ name: "send_email", arguments: args, ...(meta ? { _meta: meta } : {}) });
+
+test("tools/list passes through; a governed call without approval answers with the pending approval and calls nothing", async () => {
+  const setup = await httpGateway();
+  try {
+    const client = await setup.client();
+    assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["lookup", "send_email"]);
+    assert.equal((await client.callTool({ name: "lookup", arguments: { word: "quorum" } })).content[0].text, "quorum: found");
+    const first = await call(client);
+    assert.equal(first.isError, true);
+    const approval = first._meta[APPROVAL_META];
+    assert.deepEqual(approval.lines, ['Execute: tool send_email with {"subject":"Q3","to":"bob@example.com"}', "Impact: send_email"]);
+    assert.match(approval.requestState, /^ag1\./);
+    assert.match(first.content[0].text, /A person must approve this call/);
+    // Asking again with the same arguments names the same pending approval, not a second one.
+    assert.equal((await call(client))._meta[APPROVAL_META].callId, approval.callId);
+    assert.deepEqual(setup.sent(), []);
+  } finally {
+    await setup.close();
+  }
+});
+
+test("with the requestState and a signed confirmation the call is forwarded once, with a receipt; a replay and altered arguments are not", async () => {
+  const setup = await httpGateway();
+  try {
+    const client = await setup.client();
+    const approval = (await call(client))._meta[APPROVAL_META];
+    const confirmation = issueConfirmation(approval.draft, signer);
+    const meta = { [REQUEST_STATE_META]: approval.requestState, [CONFIRMATION_META]: confirmation };
+    const done = await call(client, email, meta);
+    assert.equal(done.isError, undefined);
+    assert.equal(done.content[0].text, "sent to bob@example.com");
+    assert.equal(done._meta[RECEIPT_META].outcome, "applied");
+    assert.equal(done._meta[RECEIPT_META].approver, "approver");
+    assert.deepEqual(setup.sent(), [email]);
+
+    const replay = await call(client, email, meta);
+    assert.equal(replay.isError, true);
+    assert.match(replay.content[0].text, /already_consumed/);
+    assert.equal(replay._meta[RECEIPT_META].outcome, "rejected");
+    const altered = await call(client, { ...email, to: "eve@example.com" }, meta);
+    assert.match(altered.content[0].text, /the arguments must be the approved ones/);
+    // The next identical call is a new call, for a new approval.
+    assert.notEqual((await call(client))._meta[APPROVAL_META].callId, approval.callId);
+    assert.deepEqual(setup.sent(), [email]);
+
+    const receipts = await setup.gateway.receipts();
+    assert.deepEqual(receipts.map((receipt) => receipt.outcome), ["applied", "rejected"]);
+    assert.equal(verifyReceipts(receipts, await receiptPublicKey()).verdict, "valid");
+  } finally {
+    await setup.close();
+  }
+});
+
+test("URL-mode elicitation: the client is sent to the approval page; once a person approves, the same call runs once", async () => {
+  const setup = await httpGateway({ approvalUrl: (callId) => `https://inbox.example/approvals/${callId}` });
+  try {
+    const client = await setup.client({ elicitation: { url: {} } });
+    const completed = [];
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => completed.push(notification.params.elicitationId));
+    const refused = await call(client).catch((error) => error);
+    assert.ok(refused instanceof McpError && refused.code === ErrorCode.UrlElicitationRequired, String(refused));
+    const [elicitation] = refused.data.elicitations;
+    assert.equal(elicitation.mode, "url");
+    assert.equal(elicitation.url, `https://inbox.example/approvals/${elicitation.elicitationId}`);
+    assert.match(elicitation.message, /^Execute: tool send_email/);
+    const pending = await setup.gateway.pending(elicitation.elicitationId);
+    await assert.rejects(setup.gateway.approve(elicitation.elicitationId, issueConfirmation(setup.gateway.governed.draft({ tool: "send_email", arguments: { ...email, to: "eve@example.com" }, callId: elicitation.elicitationId }), signer)), { code: "not_approved" });
+    await setup.gateway.approve(elicitation.elicitationId, issueConfirmation(pending.draft, signer));
+    for (let wait = 0; completed.length === 0 && wait < 50; wait += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(completed, [elicitation.elicitationId]);
+    assert.equal((await call(client)).content[0].text, "sent to bob@example.com");
+    assert.deepEqual(setup.sent(), [email]);
+    // The same call again is a new one: the page is asked for again, nothing runs.
+    assert.equal((await call(client).catch((error) => error)).code, ErrorCode.UrlElicitationRequired);
+    assert.deepEqual(setup.sent(), [email]);
+  } finally {
+    await setup.close();
+  }
+});
+
+test("the gateway over stdio, restarted between the request and the approved call: runs once; a replay after another restart runs nothing", async () => {
+  const sentLog = join(directory, "stdio-sent.log");
+  const upstream = await startSampleServer(sentLog);
+  const pkcs8 = Buffer.from(await crypto.subtle.exportKey("pkcs8", receiptPair.privateKey)).toString("base64url");
+  const env = { ...process.env, UPSTREAM_URL: upstream.url, STORE_PATH: join(directory, "stdio-store.json"), RECEIPT_KEY: pkcs8 };
+  const session = async (work) => {
+    const client = new Client({ name: "desktop-app", version: "1" });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [support("mcp-gateway-run.mjs")], env }));
+    try {
+      return await work(client);
+    } finally {
+      await client.close();
+    }
+  };
+  try {
+    const approval = await session(async (client) => (await call(client))._meta[APPROVAL_META]);
+    const meta = { [REQUEST_STATE_META]: approval.requestState, [CONFIRMATION_META]: issueConfirmation(approval.draft, signer) };
+    const done = await session((client) => call(client, email, meta));
+    assert.equal(done.content[0].text, "sent to bob@example.com");
+    const replay = await session((client) => call(client, email, meta));
+    assert.match(replay.content[0].text, /already_consumed/);
+    assert.deepEqual(sentIn(sentLog), [email]);
+  } finally {
+    await upstream.close();
+  }
+});
+
+test("bad input: unknown tools, oversized or malformed arguments, a forged requestState or confirmation call nothing", async () => {
+  const setup = await httpGateway({ store: fileStore(join(directory, "bad-input-store.json")) });
+  try {
+    const client = await setup.client();
+    await assert.rejects(client.callTool({ name: "rm_rf", arguments: {} }), (error) => error.code === ErrorCode.InvalidParams);
+    await assert.rejects(call(client, { to: "x".repeat(1_100_000), subject: "" }), (error) => error.code === ErrorCode.InvalidParams);
+    for (const state of ["ag1.no-such-call", "not-a-state", 42, "ag1." + "x".repeat(300)]) {
+      const answer = await call(client, email, { [REQUEST_STATE_META]: state, [CONFIRMATION_META]: {} });
+      assert.match(answer.content[0].text, /requestState is unknown or malformed/);
+    }
+    const approval = (await call(client))._meta[APPROVAL_META];
+    for (const confirmation of [{}, "yes", { ...issueConfirmation(approval.draft, signer), signature: "AAAA" }, issueConfirmation({ ...approval.draft, intent: "tool call other" }, signer)]) {
+      const answer = await call(client, email, { [REQUEST_STATE_META]: approval.requestState, [CONFIRMATION_META]: confirmation });
+      assert.equal(answer.isError, true);
+      assert.match(answer.content[0].text, /was not called/);
+    }
+    assert.deepEqual(setup.sent(), []);
+    await assert.rejects(createMcpGateway({ upstream: {}, store: new MemoryStore(), keys: KEYS, receiptKey: receiptKey() }), { code: "invalid_input", path: "options.upstream" });
+    await assert.rejects(setup.gateway.approve("no-such-call", {}), { code: "not_found" });
+  } finally {
+    await setup.close();
+  }
+});
