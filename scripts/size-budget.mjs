@@ -19,9 +19,13 @@ const budgets = {
   // and approval criteria, executor results with other fields, persona prompts resolved apart, the async
   // completion handler): 1,284,585 raw / 522,134 gzip (+7,935). Then the person's side of the control loop
   // (the command action kind, a withdrawn request, log lines, Japanese change lines): 1,288,806 / 523,247.
-  full: { target: 150_000, ceiling: 527_000 },
+  // Then governed tool calls (toolCallChange, 526,689) and Discord's request signatures (verifyDiscordRequest,
+  // 527,726: +1,037).
+  full: { target: 150_000, ceiling: 528_000 },
   // measured 2026-11-23: 345,593 raw / 149,319 gzip with approver-held keys (+40,959 over 108,360)
-  guard: { target: 50_000, ceiling: 172_000 },
+  // Then the edge guard's trust work (170,100), and Discord's request signatures (verifyDiscordRequest:
+  // 171,617 -> 173,512, +1,895).
+  guard: { target: 50_000, ceiling: 174_000 },
 };
 
 const args = process.argv.slice(2);

@@ -52,6 +52,7 @@ CREATE TABLE IF NOT EXISTS agent_commands (
   result TEXT
 );
 CREATE INDEX IF NOT EXISTS agent_commands_by_agent ON agent_commands (agent_id, seq);
+CREATE TABLE IF NOT EXISTS discord_interactions (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
 `;
 
 export class Database {
@@ -296,6 +297,15 @@ export class Database {
   agentStatuses() {
     // The guard's own fields last: a report never names another agent or another time.
     return this.rows("SELECT * FROM agent_status ORDER BY agent_id").map((row) => ({ ...JSON.parse(row.status), agent_id: row.agent_id, reported_at_ms: row.at }));
+  }
+
+  /** Records a Discord interaction id; false when it was seen already. Ids older than `forgetBefore` are dropped. */
+  recordDiscordInteraction(id, at, forgetBefore) {
+    this.sql.exec("DELETE FROM discord_interactions WHERE at < ?", forgetBefore);
+    // Synchronous inside the object: nothing runs between the look-up and the insert.
+    if (this.rows("SELECT 1 FROM discord_interactions WHERE id = ?", id).length > 0) return false;
+    this.sql.exec("INSERT INTO discord_interactions (id, at) VALUES (?, ?)", id, at);
+    return true;
   }
 
   insertAgentCommand({ agentId, at, approver, keyId, verb, text }) {

@@ -7,6 +7,7 @@ import { Database } from "./database.js";
 import { HttpError, errorResponse, json, onlyKeys, pathSegments, readJsonObject, requireText } from "./http.js";
 import { APPROVAL_STATES, approvalView, readProposal, reconfirmation, unreadableView } from "./proposal.js";
 import { ReceiptLog } from "./receipts.js";
+import { discordInteraction } from "./discord.js";
 import { notifyWebhook, proposalMessage, unknownOutcomeMessage } from "./webhook.js";
 import { agentId, commandChannelVersion, commandView, commandsView, readCommandBody, readCommandResult, readStatus } from "./agent-channel.js";
 import { readSkillUrls, upstreamSkill } from "./skills.js";
@@ -64,6 +65,7 @@ const ROUTE_METHODS = {
   "agents/:id/status": ["GET", "PUT"],
   "agents/:id/commands": ["GET", "POST"],
   "agents/:id/commands/:key": ["POST"],
+  "discord/:id": ["POST"],
 };
 
 function isPlainObject(value) {
@@ -206,6 +208,10 @@ export class ApprovalInbox extends DurableObject {
         need("agent", "inbox", "admin");
         forThisAgent(roles, agentId(id));
         return commandsView(this.db, agentId(id), url, this.audience);
+      case "POST discord/:id":
+        // Signed by Discord, not by a bearer token: the signature is checked before anything else.
+        if (id !== "interactions") throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
+        return discordInteraction(this, request);
       case "POST agents/:id/commands":
         // Signed by an approver with the admin role: no token makes a command.
         return this.command(agentId(id), request);
@@ -580,7 +586,7 @@ export class ApprovalInbox extends DurableObject {
 
   /** Sends a webhook message about approval `id`; a failure is audited on it. */
   webhook(id, text) {
-    notifyWebhook(this.env, this.ctx, text, (message) => this.db.appendAudit(Date.now(), id, "webhook_failed", { message }));
+    notifyWebhook(this.env, this.ctx, text, (message) => this.db.appendAudit(Date.now(), id, "webhook_failed", { message }), id);
   }
 
   /**

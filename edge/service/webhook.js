@@ -1,19 +1,17 @@
-// An optional webhook (WEBHOOK_URL): a Slack-compatible JSON message `{ text }` when a proposal arrives and
-// when an Apply's outcome is unknown (a person must reconcile it). Sent after the change is stored, never
+// Optional webhooks (WEBHOOK_URL: Slack-compatible `{ text }`; DISCORD_WEBHOOK_URL: a Discord channel) when a
+// proposal arrives and when an Apply's outcome is unknown (a person must reconcile it). Sent after the change is stored, never
 // awaited by the request that made it, and never retried: a webhook that fails is recorded in the audit trail.
 
 const WEBHOOK_TIMEOUT_MS = 10_000;
 
-/** Sends `text` to the configured webhook, if any; `onFailure(message)` hears of a failure. */
-export function notifyWebhook(env, ctx, text, onFailure) {
-  const url = env.WEBHOOK_URL;
-  if (!url) return;
+/** POSTs `payload` as JSON to `url`; `onFailure(message)` hears of a failure. Never retried. */
+function send(ctx, url, payload, onFailure) {
   const sending = (async () => {
     try {
       const response = await fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ text }),
+        body: JSON.stringify(payload),
         signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
       });
       if (!response.ok) onFailure(`the webhook answered HTTP ${response.status}`);
@@ -22,6 +20,19 @@ export function notifyWebhook(env, ctx, text, onFailure) {
     }
   })();
   ctx.waitUntil(sending);
+}
+
+/**
+ * Sends `text` about approval `approvalId` to the configured webhooks: WEBHOOK_URL (Slack-compatible `{ text }`)
+ * and DISCORD_WEBHOOK_URL (a Discord channel's webhook: `{ content }`, with a link to the approval in the inbox
+ * at INBOX_URL, and no mentions). `onFailure(message)` hears of a failure.
+ */
+export function notifyWebhook(env, ctx, text, onFailure, approvalId = null) {
+  if (env.WEBHOOK_URL) send(ctx, env.WEBHOOK_URL, { text }, onFailure);
+  if (env.DISCORD_WEBHOOK_URL) {
+    const link = env.INBOX_URL && approvalId ? ` ${env.INBOX_URL.replace(/#.*$/, "")}#approval-${encodeURIComponent(approvalId)}` : "";
+    send(ctx, env.DISCORD_WEBHOOK_URL, { content: `${text}${link}`.slice(0, 2000), allowed_mentions: { parse: [] } }, (message) => onFailure(`Discord: ${message}`));
+  }
 }
 
 /** The message for a new proposal: the machine's two lines, never the agent's own words. */

@@ -36,6 +36,7 @@ const ROUTES = [
   "GET /v1/agents/{agent_id}/commands?since=&untaken=",
   "POST /v1/agents/{agent_id}/commands",
   "POST /v1/agents/{agent_id}/commands/{seq} (taken)",
+  "POST /v1/discord/interactions (signed by Discord)",
 ];
 
 export default {

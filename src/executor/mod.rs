@@ -12,6 +12,7 @@ pub mod check;
 pub mod confirmation;
 pub mod consumption;
 pub mod direct;
+pub mod discord_request;
 pub mod human_action;
 pub mod issue;
 pub mod ledger;

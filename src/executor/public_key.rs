@@ -216,7 +216,7 @@ impl ParsedPublicKey {
     }
 }
 
-fn ed25519_key(bytes: &[u8]) -> Result<PublicKey, String> {
+pub(crate) fn ed25519_key(bytes: &[u8]) -> Result<PublicKey, String> {
     let raw = bytes.strip_prefix(&ED25519_SPKI_PREFIX).unwrap_or(bytes);
     let raw: [u8; 32] = raw.try_into().map_err(|_| {
         format!(

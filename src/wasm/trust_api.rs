@@ -9,6 +9,7 @@ use super::errors::{coded_error, invalid};
 use crate::body_json::{BodyError, check_body};
 use crate::executor::ProposedChange;
 use crate::executor::change_lines::change_lines_in;
+use crate::executor::discord_request::{application_key, verify_discord_request};
 use crate::executor::public_key::PublicKeySpec;
 use crate::executor::receipt::{
     ChainVerdict, Receipt, canonical_receipt_bytes, change_digest, receipt_digest, receipt_key,
@@ -83,6 +84,30 @@ pub fn change_lines_js(
     let change: ProposedChange = from_js("change", &change).map_err(invalid)?;
     let language = args::language("language", &language).map_err(invalid)?;
     Ok(to_js(&change_lines_in(&node_id, &change, language)))
+}
+
+/// Whether a Discord interaction request is Discord's, signed recently: `signature` and `timestamp` are the
+/// `X-Signature-Ed25519` and `X-Signature-Timestamp` headers (`""` when absent), `body` the raw body text,
+/// `publicKey` the application's key (hex). Refused: `{ verdict: "invalid", code: "malformed" |
+/// "signature_invalid" | "stale", reason }`. A bad `publicKey` is an `invalid_key` error.
+#[wasm_bindgen(js_name = verifyDiscordRequest, unchecked_return_type = "DiscordVerdict")]
+pub fn verify_discord_request_js(
+    #[wasm_bindgen(unchecked_param_type = "string")] public_key: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] signature: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] timestamp: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] body: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "number")] now: JsValue,
+) -> Result<JsValue, JsValue> {
+    let public_key = args::text("publicKey", &public_key).map_err(invalid)?;
+    let signature = args::text("signature", &signature).map_err(invalid)?;
+    let timestamp = args::text("timestamp", &timestamp).map_err(invalid)?;
+    let body = args::large_utf8("body", &body, crate::input::MAX_INPUT_BYTES).map_err(invalid)?;
+    let now = args::optional_now("now", &now).map_err(invalid)?;
+    let key = application_key(&public_key)
+        .map_err(|why| coded_error("invalid_key", "publicKey", &why))?;
+    Ok(to_js(&verify_discord_request(
+        &key, &signature, &timestamp, &body, now,
+    )))
 }
 
 /// The node and the change that approve calling `tool` with `arguments`: `{ node_id: tool, proposed_change:

@@ -137,6 +137,14 @@ const FUNCTIONS = {
   parseTime: [p("text", () => "2026-11-23T00:00:00.000Z")],
   formatTime: [p("millis", () => 0, { accepts: ["number"] })],
   stateVersion: [p("text", () => "{}")],
+  // A request that is not Discord's is a verdict; a configured key that is not one is `invalid_key`.
+  verifyDiscordRequest: [
+    p("publicKey", () => "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", { codes: ["invalid_input", "invalid_key"] }),
+    p("signature", () => ""),
+    p("timestamp", () => ""),
+    p("body", () => "{}"),
+    p("now", () => Date.now(), { accepts: [...OPTIONAL, "number"] }),
+  ],
   changeLines: [p("nodeId", () => "T-1"), p("change", () => ({ type: "status_change", from: "a", to: "b" }))],
   changeDigest: [p("nodeId", () => "T-1"), p("change", () => ({ type: "status_change", from: "a", to: "b" }))],
   toolCallChange: [p("tool", () => "send_email"), p("arguments", () => ({ to: "bob", cc: [] }), { accepts: ["plain object"] })],
