@@ -1,7 +1,10 @@
 // The embedded default model: SmolLM2-135M-Instruct run by node-llama-cpp (CPU, one thread) behind a small
 // OpenAI-compatible server on 127.0.0.1, so a browser, Node or workerd reach it with fetch like any provider.
 //
-//   POST /v1/chat/completions   messages, max_tokens, temperature, response_format (json_schema | json_object)
+//   POST /v1/chat/completions   messages, max_tokens, temperature, response_format (json_schema | json_object),
+//                               tools (function tools; `tool_choice` "none" turns them off): when the last
+//                               message is not a tool's result, the answer is one call of one of the tools,
+//                               its arguments held to the tool's parameters by a grammar
 //   GET  /v1/models
 //
 // Usage: node scripts/local-llm/server.mjs [--port N] [--model PATH]   (prints "listening on URL" when ready)
@@ -34,6 +37,34 @@ function withCappedStrings(schema) {
   // The library's only numbers are confidences in [0, 1], which its parser enforces; the grammar offers tenths.
   if (types.includes("number") && copy.enum === undefined) copy.enum = CONFIDENCES;
   return copy;
+}
+
+/**
+ * The JSON schema of one call of one of `tools` (OpenAI function tools): `{ name, arguments }`, the arguments
+ * held to that tool's parameters. Keys a grammar has no use for (`$schema`, descriptions) are dropped.
+ */
+function toolCallSchema(tools) {
+  const strip = (value) => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (!value || typeof value !== "object") return value;
+    return Object.fromEntries(Object.entries(value).filter(([key]) => !["$schema", "description", "title"].includes(key)).map(([key, item]) => [key, strip(item)]));
+  };
+  const choices = tools.map((tool) => ({
+    type: "object",
+    properties: { name: { const: tool.function.name }, arguments: strip(tool.function.parameters ?? { type: "object", properties: {} }) },
+    required: ["name", "arguments"],
+    additionalProperties: false,
+  }));
+  return choices.length === 1 ? choices[0] : { oneOf: choices };
+}
+
+/** The function tools a request offers, checked; an empty list when none is offered or `tool_choice` is "none". */
+function offeredTools(body) {
+  if (body.tools === undefined || body.tool_choice === "none") return [];
+  if (!Array.isArray(body.tools) || body.tools.length > 64 || !body.tools.every((tool) => tool?.type === "function" && typeof tool.function?.name === "string")) {
+    throw Object.assign(new Error("tools must be a list of at most 64 function tools"), { status: 400 });
+  }
+  return body.tools;
 }
 
 function argument(name, fallback) {
@@ -97,7 +128,9 @@ export async function startModelServer({ port = 0, modelPath = defaultModelPath,
     const last = messages.at(-1);
     if (!last || typeof last.content !== "string") throw Object.assign(new Error("messages must end with a text message"), { status: 400 });
     const system = messages.filter((m) => m.role === "system").map((m) => m.content).join("\n") || undefined;
-    const grammar = await grammarFor(body.response_format);
+    // Offered tools and not answering a tool's result: the answer is a call.
+    const tools = last.role === "tool" ? [] : offeredTools(body);
+    const grammar = tools.length > 0 ? await grammarFor({ type: "json_schema", json_schema: { schema: toolCallSchema(tools) } }) : await grammarFor(body.response_format);
     const sequence = context.getSequence();
     try {
       const session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: system });
@@ -108,8 +141,14 @@ export async function startModelServer({ port = 0, modelPath = defaultModelPath,
         temperature: Number(body.temperature ?? 0),
         repeatPenalty: { lastTokens: 64, penalty: 1.1 },
       });
+      const completionTokens = model.tokenize(responseText).length;
+      if (tools.length > 0 && stopReason !== "maxTokens") {
+        const call = JSON.parse(responseText);
+        const toolCalls = [{ id: `call_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`, type: "function", function: { name: call.name, arguments: JSON.stringify(call.arguments) } }];
+        return { content: null, toolCalls, finishReason: "tool_calls", completionTokens };
+      }
       const finishReason = stopReason === "maxTokens" ? "length" : "stop";
-      return { content: responseText, finishReason, completionTokens: model.tokenize(responseText).length };
+      return { content: responseText, finishReason, completionTokens };
     } finally {
       sequence.dispose();
     }
@@ -132,13 +171,13 @@ export async function startModelServer({ port = 0, modelPath = defaultModelPath,
       // One generation at a time: the model runs on one thread.
       const run = queue.then(() => complete(body));
       queue = run.catch(() => {});
-      const { content, finishReason, completionTokens } = await run;
+      const { content, toolCalls, finishReason, completionTokens } = await run;
       send(response, 200, {
         id: `chatcmpl-${Date.now().toString(36)}`,
         object: "chat.completion",
         created: Math.floor(Date.now() / 1000),
         model: MODEL_NAME,
-        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason }],
+        choices: [{ index: 0, message: { role: "assistant", content, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: finishReason }],
         usage: { completion_tokens: completionTokens },
       });
     } catch (error) {

@@ -3,7 +3,11 @@
 // and validated, the result is typed. Never the verdict.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { Closer, MemoryStore, Playbook, Watcher, createGovernor, openAICompatible, personaCatalog, pickWatcherPersona } from "agent-governor";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { generateText, stepCountIs, tool } from "ai";
+import { z } from "zod";
+import { Closer, MemoryStore, Playbook, Watcher, createGovernor, issueConfirmation, openAICompatible, personaCatalog, pickWatcherPersona } from "agent-governor";
+import { governTools } from "agent-governor/ai";
 import { startModelServer } from "../../scripts/local-llm/server.mjs";
 import { startServer } from "../../scripts/serve.mjs";
 import { launchChromium } from "./helpers.mjs";
@@ -195,4 +199,30 @@ test("Node: the agent's judge, held to the moves the board allows, answers one o
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.deepEqual(proposed?.parameters, judgement.parameters, "the move became the approval request");
   }
+});
+
+test("Node: the AI SDK's OpenAI-compatible provider gets a tool call from the local model; the governed tool runs only once approved", { timeout: 240_000 }, async () => {
+  const requests = [];
+  const recordingFetch = async (url, init) => {
+    requests.push(JSON.parse(init.body));
+    return fetch(url, init);
+  };
+  const provider = createOpenAICompatible({ name: "local", baseURL: model.url, fetch: recordingFetch });
+  const sent = [];
+  const sendEmail = tool({ description: "Sends an email", inputSchema: z.object({ to: z.string(), subject: z.string() }), execute: async (input) => sent.push(input) });
+  const signer = { keyId: "local", secret: "0123456789abcdef0123456789abcdef-local-model" };
+  const governed = governTools({ sendEmail }, { store: new MemoryStore(), keys: { local: signer.secret } });
+  const messages = [{ role: "user", content: "Email bob@example.com the Q3 numbers" }];
+  const first = await generateText({ model: provider(model.model), tools: governed.tools, messages, toolChoice: "required", stopWhen: stepCountIs(2) });
+  // The request offered the tool; the server's grammar holds the answer to a call of it: the SDK parsed it
+  // and asked for approval. What the model wrote in the arguments is not asserted.
+  assert.equal(requests[0].tools[0].function.name, "sendEmail");
+  const request = first.content.find((part) => part.type === "tool-approval-request");
+  assert.equal(request?.toolCall.toolName, "sendEmail", JSON.stringify(first.content));
+  assert.deepEqual(sent, []);
+  const response = await governed.approve(request, issueConfirmation(governed.draft(request), signer));
+  const second = await generateText({ model: provider(model.model), tools: governed.tools, messages: [...messages, ...first.response.messages, { role: "tool", content: [response] }], stopWhen: stepCountIs(2) });
+  assert.equal(typeof second.text, "string");
+  assert.equal(sent.length, 1);
+  assert.deepEqual(sent[0], JSON.parse(governed.draft(request).proposed_change.to));
 });
