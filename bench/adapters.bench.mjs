@@ -124,7 +124,7 @@ async function main() {
   const governedGraph = graphOf(governGraphTools({ send_email: send }, { store: new MemoryStore(), keys }));
   const rows = {
     "Vercel AI SDK (ai 7): generateText, approval, continuation": [() => aiTurn(null), () => aiTurn(governTools({ sendEmail }, { store: new MemoryStore(), keys }))],
-    "OpenAI Agents SDK 0.20: run, interruption, approve, run": [() => agentsTurn(null), () => agentsTurn(governAgentTools([agentTool({ name: "send_email", description: "Sends", parameters: z.object({ to: z.string(), subject: z.string() }), execute: send })], { store: new MemoryStore(), keys }))],
+    "OpenAI Agents SDK 0.20: run, interruption, approve, run": [() => agentsTurn(null), () => agentsTurn(governAgentTools([{ name: "send_email", description: "Sends", parameters: z.object({ to: z.string(), subject: z.string() }), execute: send }], { store: new MemoryStore(), keys }))],
     "LangGraph.js 1.7: interrupt, Command resume (MemorySaver)": [() => graphTurn(plainGraph, false), () => graphTurn(governedGraph, true)],
     // The gateway's figure is two calls (the one that asks, the one that runs) against one direct call.
     "MCP SDK 1.32: tools/call (direct vs through the gateway)": [

@@ -96,7 +96,8 @@ test("arguments edited in the history after approval, an expired approval and an
     for (const part of Array.isArray(message.content) ? message.content : []) if (part.type === "tool-call") part.input.to = "eve@example.com";
   }
   const altered = await continueWith(governed, model, edited, response);
-  assert.match(refusal(altered), /did not run \(change_mismatch\)/);
+  // No confirmation is kept for the edited arguments: nothing runs.
+  assert.match(refusal(altered), /has no approval/);
   assert.deepEqual(sent, []);
 
   let clock = Date.now();
@@ -196,7 +197,7 @@ test("through the OpenAI-compatible provider over HTTP: the tool call becomes a 
   assert.deepEqual(sent, [{ to: "bob@example.com", subject: "Q3" }]);
 });
 
-test("bad input: unknown tools, malformed and oversized arguments, a bad tool set and a confirmation kept twice are refused", async () => {
+test("bad input: unknown tools, malformed and oversized arguments, a bad tool set and forged confirmations are refused", async () => {
   const { governed, sent } = harness();
   // The model names a tool that does not exist, or sends arguments that are not JSON: the SDK refuses them.
   for (const [name, input] of [["deleteAll", {}], ["sendEmail", "{not json"]]) {
@@ -212,8 +213,9 @@ test("bad input: unknown tools, malformed and oversized arguments, a bad tool se
   assert.throws(() => governTools({ a: { inputSchema: {} } }, { store: new MemoryStore(), keys }), { code: "invalid_input", path: "tools.a" });
   const call = { toolCallId: "c", toolName: "sendEmail", input: { to: "b", subject: "s" } };
   const confirmation = issueConfirmation(governed.draft(call), signer);
+  // Kept twice (a retried request): no error, and still one run.
   await governed.approve(call, confirmation);
-  await assert.rejects(governed.approve(call, confirmation), { code: "already_exists" });
+  await governed.approve(call, confirmation);
   await assert.rejects(governed.approve(call, { ...confirmation, signature: 42 }), { code: "invalid_input" });
   await assert.rejects(governed.approve(call, { ...confirmation, confirmation_id: "forged" }), { code: "not_approved" });
   await assert.rejects(governed.approve({ ...call, input: { to: "eve", subject: "s" } }, issueConfirmation(governed.draft(call), signer)), { code: "not_approved" });

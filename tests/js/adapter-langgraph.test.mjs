@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { test } from "node:test";
-import { Command, MemorySaver } from "@langchain/langgraph";
+import { Annotation, Command, END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { MemoryStore, issueConfirmation } from "agent-governor";
 import { APPROVAL_INTERRUPT, governGraphTools } from "agent-governor/langgraph";
@@ -57,8 +57,10 @@ for (const [label, makeCheckpointer] of Object.entries(checkpointers)) {
     const done = await graph.invoke(new Command({ resume: confirmation }), config);
     assert.equal(done.result, "sent to bob@example.com");
     assert.deepEqual(sent, [{ subject: "Q3", to: "bob@example.com" }]);
-    // Replayed from the restored checkpoint where it paused: refused; nothing is sent twice.
-    await assert.rejects(graph.invoke(new Command({ resume: confirmation }), await pausedCheckpoint(graph, config)), (error) => error.code === "not_approved" && /already_consumed/.test(error.message));
+    // Replayed from the restored checkpoint where it paused: the call ran already, so it answers what it
+    // returned then; nothing is sent twice.
+    const replayed = await graph.invoke(new Command({ resume: confirmation }), await pausedCheckpoint(graph, config));
+    assert.equal(replayed.result, "sent to bob@example.com");
     assert.equal(sent.length, 1);
   });
 
@@ -117,4 +119,46 @@ test("whitelisted tools run with no interrupt; bad tools and options are typed e
   await assert.rejects(governed.call("send_email", email, ""), { code: "invalid_input", path: "call.callId" });
   assert.throws(() => governGraphTools({ a: 1 }, { store: new MemoryStore(), keys: KEYS }), { code: "invalid_input", path: "tools.a" });
   assert.throws(() => governGraphTools({ a: async () => 1 }, null), { code: "invalid_input", path: "options" });
+});
+
+test("a node with two governed calls pauses for each, runs each once, and finishes", async () => {
+  const sent = [];
+  const governed = governGraphTools({ send_email: async (args) => (sent.push(args.to), `sent to ${args.to}`) }, { store: new MemoryStore(), keys: KEYS });
+  const State = Annotation.Root({ results: Annotation() });
+  const graph = new StateGraph(State)
+    .addNode("send", async (_state, config) => {
+      const thread = config.configurable.thread_id;
+      const first = await governed.call("send_email", { to: "alice@example.com", subject: "a" }, `${thread}/call_a`);
+      const second = await governed.call("send_email", { to: "bob@example.com", subject: "b" }, `${thread}/call_b`);
+      return { results: [first, second] };
+    })
+    .addEdge(START, "send")
+    .addEdge("send", END)
+    .compile({ checkpointer: new MemorySaver() });
+  const config = { configurable: { thread_id: "two-calls" } };
+  let step = await graph.invoke({}, config);
+  const asked = [];
+  while (step.__interrupt__) {
+    const { callId, draft } = step.__interrupt__[0].value;
+    asked.push(callId);
+    step = await graph.invoke(new Command({ resume: sign(draft) }), config);
+  }
+  assert.deepEqual(asked, ["two-calls/call_a", "two-calls/call_b"]);
+  assert.deepEqual(step.results, ["sent to alice@example.com", "sent to bob@example.com"]);
+  assert.deepEqual(sent, ["alice@example.com", "bob@example.com"]);
+});
+
+test("two threads whose calls share an id, with other arguments, never take each other's approval", async () => {
+  const store = new MemoryStore();
+  const one = await paused(new MemorySaver(), { store });
+  const other = emailGraph({ checkpointer: new MemorySaver(), store });
+  const otherConfig = { configurable: { thread_id: "other-thread" } };
+  const otherPaused = await other.graph.invoke({ email: { to: "carol@example.com", subject: "Q4" } }, otherConfig);
+  const otherDraft = otherPaused.__interrupt__[0].value.draft;
+  assert.equal(otherDraft.intent, one.pending.value.draft.intent, "the same call id");
+  // Approved in the other order; each thread runs its own call.
+  assert.equal((await other.graph.invoke(new Command({ resume: sign(otherDraft) }), otherConfig)).result, "sent to carol@example.com");
+  assert.equal((await one.graph.invoke(new Command({ resume: sign(one.pending.value.draft) }), one.config)).result, "sent to bob@example.com");
+  assert.deepEqual(one.sent, [{ subject: "Q3", to: "bob@example.com" }]);
+  assert.deepEqual(other.sent, [{ subject: "Q4", to: "carol@example.com" }]);
 });

@@ -107,10 +107,10 @@ test("with the requestState and a signed confirmation the call is forwarded once
     assert.equal(done._meta[RECEIPT_META].approver, "approver");
     assert.deepEqual(setup.sent(), [email]);
 
+    // Replayed: the confirmation is used; nothing is called, so nothing is receipted.
     const replay = await call(client, email, meta);
     assert.equal(replay.isError, true);
-    assert.match(replay.content[0].text, /already_consumed/);
-    assert.equal(replay._meta[RECEIPT_META].outcome, "rejected");
+    assert.match(replay.content[0].text, /already been used/);
     const altered = await call(client, { ...email, to: "eve@example.com" }, meta);
     assert.match(altered.content[0].text, /the arguments must be the approved ones/);
     // The next identical call is a new call, for a new approval.
@@ -118,7 +118,7 @@ test("with the requestState and a signed confirmation the call is forwarded once
     assert.deepEqual(setup.sent(), [email]);
 
     const receipts = await setup.gateway.receipts();
-    assert.deepEqual(receipts.map((receipt) => receipt.outcome), ["applied", "rejected"]);
+    assert.deepEqual(receipts.map((receipt) => receipt.outcome), ["applied"]);
     assert.equal(verifyReceipts(receipts, await receiptPublicKey()).verdict, "valid");
   } finally {
     await setup.close();
@@ -172,7 +172,7 @@ test("the gateway over stdio, restarted between the request and the approved cal
     const done = await session((client) => call(client, email, meta));
     assert.equal(done.content[0].text, "sent to bob@example.com");
     const replay = await session((client) => call(client, email, meta));
-    assert.match(replay.content[0].text, /already_consumed/);
+    assert.match(replay.content[0].text, /already been used/);
     assert.deepEqual(sentIn(sentLog), [email]);
   } finally {
     await upstream.close();
@@ -201,4 +201,54 @@ test("bad input: unknown tools, oversized or malformed arguments, a forged reque
   } finally {
     await setup.close();
   }
+});
+
+test("URL mode: an approval is for the connection that asked; another sending the same call gets its own request", async () => {
+  const setup = await httpGateway({ approvalUrl: (callId) => `https://inbox.example/approvals/${callId}` });
+  try {
+    const alice = await setup.client({ elicitation: { url: {} } });
+    const mallory = await setup.client({ elicitation: { url: {} } });
+    const asked = (await call(alice).catch((error) => error)).data.elicitations[0];
+    await setup.gateway.approve(asked.elicitationId, issueConfirmation((await setup.gateway.pending(asked.elicitationId)).draft, signer));
+    const riding = await call(mallory).catch((error) => error);
+    assert.equal(riding.code, ErrorCode.UrlElicitationRequired);
+    assert.notEqual(riding.data.elicitations[0].elicitationId, asked.elicitationId);
+    assert.deepEqual(setup.sent(), []);
+    assert.equal((await call(alice)).content[0].text, "sent to bob@example.com");
+    assert.deepEqual(setup.sent(), [email]);
+  } finally {
+    await setup.close();
+  }
+});
+
+test("two gateways over one store: each approved call runs once and the receipt chain stays whole", async () => {
+  const store = new MemoryStore();
+  const first = await httpGateway({ store });
+  const second = await httpGateway({ store });
+  try {
+    const [a, b] = [await first.client(), await second.client()];
+    const results = [];
+    for (let round = 0; round < 3; round += 1) {
+      const approval = (await call(a))._meta[APPROVAL_META];
+      const meta = { [REQUEST_STATE_META]: approval.requestState, [CONFIRMATION_META]: issueConfirmation(approval.draft, signer) };
+      results.push(...(await Promise.all([call(a, email, meta), call(b, email, meta)])));
+    }
+    const applied = results.filter((result) => !result.isError);
+    assert.equal(applied.length, 3);
+    assert.ok(applied.every((result) => result._meta[RECEIPT_META].outcome === "applied"));
+    assert.equal(first.sent().length + second.sent().length, 3);
+    // Every receipt either gateway made is in one chain (a refusal the Executor made is receipted too).
+    const receipts = await first.gateway.receipts();
+    assert.equal(receipts.length, results.filter((result) => result._meta?.[RECEIPT_META]).length);
+    assert.equal(verifyReceipts(receipts, await receiptPublicKey()).verdict, "valid");
+  } finally {
+    await first.close();
+    await second.close();
+  }
+});
+
+test("a receipt key that cannot sign is refused when the gateway is made, before any call", async () => {
+  const upstream = { listTools: async () => ({ tools: [] }), callTool: async () => ({ content: [] }) };
+  const { publicKey } = await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]);
+  await assert.rejects(createMcpGateway({ upstream, store: new MemoryStore(), keys: KEYS, receiptKey: { keyId: "g", privateKey: publicKey } }), { code: "invalid_key", path: "options.receiptKey" });
 });

@@ -86,7 +86,8 @@ test("a confirmation of other arguments or another call is refused before state.
   const edited = result.state.toString().replaceAll("bob@example.com", "eve@example.com");
   const resumed = await run(agent, await RunState.fromString(agent, edited));
   assert.deepEqual(sent, []);
-  assert.match(resumed.newItems.find((item) => item.type === "tool_call_output_item").output, /did not run \(change_mismatch\)/);
+  // The edited arguments are not the approved ones: no confirmation is kept for them.
+  assert.match(resumed.newItems.find((item) => item.type === "tool_call_output_item").output, /has no approval/);
 
   let clock = Date.now();
   const late = await interrupted({ now: () => clock });
@@ -122,8 +123,10 @@ test("bad input: malformed arguments, unknown tools, bad tools and interruptions
   await assert.rejects(governed.approve(result.state, interruption, { confirmation_id: 7 }), { code: "invalid_input" });
   assert.throws(() => governAgentTools({}, { store: new MemoryStore(), keys: KEYS }), { code: "invalid_input", path: "tools" });
   assert.throws(() => governAgentTools([{ name: "x" }], { store: new MemoryStore(), keys: KEYS }), { code: "invalid_input", path: "tools.0" });
-  const twice = tool({ name: "t", description: "t", parameters: z.object({}), execute: async () => "" });
-  assert.throws(() => governAgentTools([twice, twice], { store: new MemoryStore(), keys: KEYS }), { code: "invalid_input", path: "tools.1" });
+  const definition = { name: "t", description: "t", parameters: z.object({}), execute: async () => "" };
+  assert.throws(() => governAgentTools([definition, definition], { store: new MemoryStore(), keys: KEYS }), { code: "invalid_input", path: "tools.1" });
+  // A tool built by tool() answers its own errors with text: refused, with why.
+  assert.throws(() => governAgentTools([tool(definition)], { store: new MemoryStore(), keys: KEYS }), (error) => error.code === "invalid_input" && /built tool/.test(error.message));
 
   // The model sends arguments that are not JSON: the governed tool refuses them and runs nothing.
   script.arguments = "{not json";
@@ -137,5 +140,29 @@ test("bad input: malformed arguments, unknown tools, bad tools and interruptions
   } finally {
     script.arguments = '{"to":"bob@example.com","subject":"Q3"}';
   }
+  assert.deepEqual(sent, []);
+});
+
+test("a tool that throws half-way leaves its call in flight: the model is told the outcome is unknown, never to try again", async () => {
+  script.arguments = '{"to":"bob@example.com","subject":"fails half-way"}';
+  try {
+    const { governed, agent, result, interruption } = await interrupted();
+    await governed.approve(result.state, interruption, issueConfirmation(governed.draft(interruption), signer));
+    const saved = result.state.toString();
+    const resumed = await run(agent, result.state);
+    const output = resumed.newItems.find((item) => item.type === "tool_call_output_item").output;
+    assert.match(output, /may have run: its outcome is unknown/);
+    // Resumed again from the approved state: the call is in flight, never run by itself again.
+    const again = await run(agent, await RunState.fromString(agent, saved));
+    assert.match(again.newItems.find((item) => item.type === "tool_call_output_item").output, /may have run: its outcome is unknown/);
+  } finally {
+    script.arguments = '{"to":"bob@example.com","subject":"Q3"}';
+  }
+});
+
+test("a tool with errorFunction: null fails the run with the typed refusal instead of telling the model", async () => {
+  const { agent, sent, result } = await interrupted({ errorFunction: null });
+  for (const interruption of result.interruptions) result.state.approve(interruption);
+  await assert.rejects(run(agent, result.state), (error) => /has no approval/.test(error.message) || /has no approval/.test(String(error?.cause?.message ?? "")));
   assert.deepEqual(sent, []);
 });

@@ -147,6 +147,7 @@ const FUNCTIONS = {
   ],
   changeLines: [p("nodeId", () => "T-1"), p("change", () => ({ type: "status_change", from: "a", to: "b" }))],
   changeDigest: [p("nodeId", () => "T-1"), p("change", () => ({ type: "status_change", from: "a", to: "b" }))],
+  refusalOf: [p("call", () => ({ tool: "send_email", arguments: {}, callId: "c-1" }), { accepts: ["plain object"] }), p("outcome", () => ({ outcome: "rejected", result: null }), { accepts: ["plain object"] })],
   toolCallChange: [p("tool", () => "send_email"), p("arguments", () => ({ to: "bob", cc: [] }), { accepts: ["plain object"] })],
   readJson: [p("text", () => "{}"), p("maxDepth", () => 8, { accepts: [...OPTIONAL, "number"] })],
   canonicalReceipt: [p("receipt", receipt)],

@@ -3,7 +3,7 @@
 // approval and a restart are refused as the Executor refuses them; a tool that throws leaves its call in flight.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MemoryStore, governToolCalls, issueConfirmation, saveConfirmation } from "agent-governor";
+import { MemoryStore, governToolCalls, issueConfirmation, refusalOf, saveConfirmation } from "agent-governor";
 
 const signer = { keyId: "approver", secret: "0123456789abcdef0123456789abcdef-tool-calls" };
 const keys = { [signer.keyId]: signer.secret };
@@ -99,7 +99,7 @@ test("approve keeps a confirmation for its call; runApproved runs it once and ne
   await assert.rejects(governed.runApproved(call), { code: "approval_required" });
   const confirmation = issueConfirmation(governed.draft(call), signer);
   assert.equal(await governed.approve(call, confirmation), confirmation.confirmation_id);
-  await assert.rejects(governed.approve(call, confirmation), { code: "already_exists" });
+  assert.equal(await governed.approve(call, confirmation), confirmation.confirmation_id, "keeping it again is no error");
   const contexts = [];
   const withContext = governToolCalls({ send_email: async (args, context) => contexts.push(context) }, { store, keys });
   assert.equal((await withContext.runApproved(call, { signal: "s" })).outcome, "applied");
@@ -108,4 +108,66 @@ test("approve keeps a confirmation for its call; runApproved runs it once and ne
   // Kept for another call id: this call still has none.
   await assert.rejects(governed.runApproved({ ...call, callId: "call-7" }), { code: "approval_required" });
   assert.deepEqual(sent, []);
+});
+
+test("the whitelist is read once: a name added later, or a proxy, whitelists nothing", async () => {
+  const whitelist = ["get_weather"];
+  const sent = [];
+  const governed = governToolCalls({ send_email: async (args) => sent.push(args), get_weather: async () => "sunny" }, { store: new MemoryStore(), keys, whitelist });
+  whitelist.push("send_email");
+  await assert.rejects(governed.run(call), { code: "approval_required" });
+  const sneaky = new Proxy(["get_weather"], { get: (target, key) => (key === "includes" || key === "has" ? () => true : Reflect.get(target, key)) });
+  const proxied = governToolCalls({ send_email: async (args) => sent.push(args), get_weather: async () => "sunny" }, { store: new MemoryStore(), keys, whitelist: sneaky });
+  await assert.rejects(proxied.run(call), { code: "approval_required" });
+  assert.deepEqual(sent, []);
+});
+
+test("each run's context reaches its own tool call: a concurrent run of the same confirmation never swaps it", async () => {
+  const store = new MemoryStore();
+  const seen = [];
+  const slowAudit = () => new Promise((resolve) => setTimeout(resolve, 30));
+  const governed = governToolCalls({ send_email: async (args, context) => seen.push(context) }, { store, keys, audit: slowAudit });
+  const id = await governed.approve(call, issueConfirmation(governed.draft(call), signer));
+  const other = governed.run({ ...call, arguments: { ...call.arguments, to: "eve@example.com" } }, id, { user: "mallory" });
+  const legit = governed.run(call, id, { user: "alice" });
+  const [refused, applied] = await Promise.all([other, legit]);
+  assert.equal(refused.outcome, "rejected");
+  assert.equal(applied.outcome, "applied");
+  assert.deepEqual(seen, [{ user: "alice" }]);
+});
+
+test("with a sealKey, kept confirmations are sealed by the Executor and run", async () => {
+  const governed = governToolCalls({ send_email: async () => "sent" }, { store: new MemoryStore(), keys, sealKey: "0123456789abcdef0123456789abcdef-seal" });
+  await governed.approve(call, issueConfirmation(governed.draft(call), signer));
+  assert.equal((await governed.runApproved(call)).outcome, "applied");
+});
+
+test("a tool that throws is an unknown outcome, reported as such (never as 'did not run'); its call stays in flight", async () => {
+  const { governed, store } = harness();
+  const flaky = { tool: "flaky", arguments: {}, callId: "call-10" };
+  await governed.approve(flaky, issueConfirmation(governed.draft(flaky), signer));
+  const outcome = await governed.runApproved(flaky);
+  const refusal = refusalOf(flaky, outcome);
+  assert.equal(refusal.code, "outcome_unknown");
+  assert.match(refusal.message, /may have run/);
+  assert.equal(refusalOf(flaky, await governed.runApproved(flaky)).code, "outcome_unknown");
+});
+
+test("call ids with control characters are refused; ids with slashes stay apart in the store", async () => {
+  const { governed } = harness();
+  for (const callId of ["a\nb", "a\u0000b", "a b", "\u202e", "x".repeat(257)]) {
+    assert.throws(() => governed.draft({ ...call, callId }), { code: "invalid_input", path: "call.callId" });
+  }
+  const sneaky = { ...call, callId: "../confirmation/x" };
+  await governed.approve(sneaky, issueConfirmation(governed.draft(sneaky), signer));
+  assert.equal((await governed.runApproved(sneaky)).outcome, "applied");
+});
+
+test("a call or confirmation whose fields throw, and a store that fails, are typed errors", async () => {
+  const { governed } = harness();
+  const hostile = { get tool() { throw new Error("boom"); } };
+  assert.throws(() => governed.draft(hostile), { code: "invalid_input", path: "call" });
+  await assert.rejects(governed.approve(call, null), { code: "invalid_input", path: "confirmation" });
+  const failing = governToolCalls({ send_email: async () => 1 }, { store: { get: () => { throw new Error("db down"); }, put: () => {}, compareAndSwap: () => true }, keys });
+  await assert.rejects(failing.runApproved(call), { code: "storage_error" });
 });

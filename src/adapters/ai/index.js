@@ -3,7 +3,7 @@
 // `tool-approval-request` parts and the UI stream's `approval-requested` state), but the SDK's `approved: true`
 // is not enough: `execute` runs the tool only through the Executor, with a confirmation a person signed for
 // that call's id and canonical arguments, once. No import of `ai`: the SDK is the caller's.
-import { changeLines, governToolCalls } from "agent-governor";
+import { changeLines, governToolCalls, refusalOf } from "agent-governor";
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
 
@@ -12,15 +12,6 @@ function callOf(given) {
   const toolCall = isPlainObject(given) && given.type === "tool-approval-request" ? given.toolCall : given;
   if (!isPlainObject(toolCall)) throw typedError("invalid_input", "toolCall", "toolCall must be the SDK's tool call { toolCallId, toolName, input }");
   return { tool: toolCall.toolName, arguments: toolCall.input, callId: toolCall.toolCallId };
-}
-
-/** Why a governed call did not run, as the error the SDK reports to the model as the call's `tool-error`. */
-function notRun(name, outcome) {
-  const phase = outcome.result?.rejection?.phase ?? outcome.result?.outcome ?? outcome.outcome;
-  const reason = outcome.result?.rejection?.reason ?? outcome.result?.error?.message;
-  const error = typedError("not_approved", "toolCall", `${name} did not run (${phase})${reason ? `: ${reason}` : ""}`);
-  error.outcome = outcome;
-  return error;
 }
 
 /**
@@ -52,7 +43,7 @@ export function governTools(tools, options) {
           execute: async (input, executionOptions) => {
             const call = { tool: name, arguments: input, callId: executionOptions?.toolCallId };
             const outcome = await governed.runApproved(call, executionOptions);
-            if (outcome.outcome !== "applied") throw notRun(name, outcome);
+            if (outcome.outcome !== "applied") throw refusalOf(call, outcome);
             return outcome.output;
           },
         },

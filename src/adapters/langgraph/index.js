@@ -4,31 +4,31 @@
 // tool runs only if the core accepts that confirmation for this call, once. A resume replayed from a restored
 // checkpoint, a confirmation of another call or of other arguments, or an expired one runs nothing.
 import { interrupt } from "@langchain/langgraph";
-import { changeLines, governToolCalls } from "agent-governor";
+import { changeLines, governToolCalls, refusalOf } from "agent-governor";
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
 
 /** The interrupt value's `type`: how a client tells a governed tool's request from the graph's other interrupts. */
 export const APPROVAL_INTERRUPT = "agent-governor/approval";
 
-/** Why a governed call did not run: thrown from the node, so the graph stops there and nothing ran. */
-function notRun(call, outcome) {
-  const phase = outcome.result?.rejection?.phase ?? outcome.result?.outcome ?? outcome.outcome;
-  const reason = outcome.result?.rejection?.reason ?? outcome.result?.error?.message;
-  return Object.assign(typedError("not_approved", "resume", `${call.tool} (call ${call.callId}) did not run (${phase})${reason ? `: ${reason}` : ""}`), { outcome });
-}
-
 /**
  * Governs `tools` (`{ name: async (args, context) => output }`) for use inside graph nodes. `options`: the
  * Executor's `store` and `keys` (and its other options), and `whitelist`. Returns `call(tool, args, callId)`,
  * to await inside a node: it interrupts until a person's confirmation of this call arrives as the resume value
  * (a value that is not one pauses the node again, with `refused` saying why), then runs the tool once through
- * the Executor and resolves to its output; when the Executor does not apply it (a used confirmation, an
- * outcome in flight), the node throws `not_approved` and nothing ran. `callId` names the call and must be the
- * same each time the node runs (e.g. the model's tool call id): the node runs again from its start on resume.
+ * the Executor and resolves to its output. The node runs again from its start on every resume: a call that
+ * ran before resolves to the output it returned then (kept in the store), without running again. When the
+ * Executor does not apply it, the node throws `not_approved` (nothing ran) or `outcome_unknown` (the tool was
+ * started and did not finish: a person reconciles it). `callId` names the call: the same each time the node
+ * runs, and unique in the store (e.g. the thread's id and the model's tool call id).
  */
 export function governGraphTools(tools, options) {
-  const governed = governToolCalls(tools, options);
+  if (!isPlainObject(options)) throw typedError("invalid_input", "options", "options must be { store, keys, whitelist?, ... }");
+  // Each run's output is kept: the node runs again from its start on every resume, and a call that ran
+  // before answers with what it returned then, never by running again.
+  const governed = governToolCalls(tools, { ...options, keepOutputs: true });
+  /** The output kept for `confirmation`'s run (`{ output }`), when a call ran with it before; null otherwise. */
+  const ranBefore = (confirmation) => governed.output(confirmation.confirmation_id);
 
   async function call(tool, args, callId, context) {
     const toolCall = { tool, arguments: args, callId };
@@ -42,22 +42,30 @@ export function governGraphTools(tools, options) {
     for (;;) {
       // Before its resume this throws LangGraph's interrupt; after it, it returns the resume value.
       const confirmation = interrupt({ type: APPROVAL_INTERRUPT, tool, callId, lines: [what, impact], draft, refused });
+      if (!isPlainObject(confirmation)) {
+        refused = { code: "invalid_input", message: `resume ${tool} (call ${callId}) with the person's signed confirmation` };
+        continue;
+      }
+      let outcome;
       try {
-        if (!isPlainObject(confirmation)) {
-          throw typedError("invalid_input", "resume", `resume ${tool} (call ${callId}) with the person's signed confirmation`);
-        }
-        await governed.approve(toolCall, confirmation);
-        break;
+        // Checked for this very call in the core, kept, and run with it.
+        outcome = await governed.runWith(toolCall, confirmation, context);
       } catch (error) {
-        // Kept already: the node runs again (a replayed resume, a restored checkpoint). The Executor decides.
-        if (error?.code === "already_exists") break;
+        if (error?.code === "already_consumed") {
+          const kept = await ranBefore(confirmation);
+          if (kept !== null) return kept.output;
+        }
         if (error?.code !== "invalid_input" && error?.code !== "not_approved") throw error;
         refused = { code: error.code, message: error.message };
+        continue;
       }
+      if (outcome.outcome === "applied") return outcome.output;
+      if (outcome.result?.rejection?.phase === "already_consumed") {
+        const kept = await ranBefore(confirmation);
+        if (kept !== null) return kept.output;
+      }
+      throw refusalOf(toolCall, outcome);
     }
-    const outcome = await governed.runApproved(toolCall, context);
-    if (outcome.outcome !== "applied") throw notRun(toolCall, outcome);
-    return outcome.output;
   }
 
   return {

@@ -11,6 +11,8 @@ export declare const REQUEST_STATE_META: "requestState";
 export declare const APPROVAL_META: "agent-governor/approval";
 /** A result's `_meta` key for the signed receipt of a forwarded call's outcome. */
 export declare const RECEIPT_META: "agent-governor/receipt";
+/** A result's `_meta` key when the call ran but its receipt could not be made (why). */
+export declare const RECEIPT_ERROR_META: "agent-governor/receipt_error";
 
 /** What a person reads and signs for a pending call, and what the client sends back with the confirmation. */
 export type PendingApproval = { callId: string; requestState: string; lines: [string, string]; draft: ToolCallDraft };

@@ -8,9 +8,10 @@
 // restart loses no approval and revives no used one.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
-import { changeDigest, changeLines, governToolCalls } from "agent-governor";
+import { changeDigest, changeLines, governToolCalls, refusalOf, toolCallChange } from "agent-governor";
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
+import { signReceipt } from "../approver/index.js";
 import { receiptChain } from "./receipts.js";
 
 /** Where a client puts the confirmation and the request state when it calls again: the request's `_meta`. */
@@ -19,12 +20,15 @@ export const REQUEST_STATE_META = "requestState";
 /** Where the gateway puts a pending approval and a receipt: the result's `_meta`. */
 export const APPROVAL_META = "agent-governor/approval";
 export const RECEIPT_META = "agent-governor/receipt";
+/** A result's `_meta` key when the call ran but its receipt could not be made (why). */
+export const RECEIPT_ERROR_META = "agent-governor/receipt_error";
 
 const STATE_PREFIX = "ag1.";
 const pendingKey = (callId) => `mcp-call/${callId}`;
-const digestKey = (digest) => `mcp-digest/${digest}`;
+/** The pending call of one connection for one change: a URL-mode retry (same tool, same arguments) finds it. */
+const digestKey = (connection, digest) => `mcp-digest/${connection}/${digest}`;
 /** A receipt's outcome for each of the Executor's. */
-const RECEIPT_OUTCOMES = { applied: "applied", rejected: "rejected", reconfirm_required: "reconfirm_required" };
+const RECEIPT_OUTCOMES = { applied: "applied", rejected: "rejected" };
 
 /** Every tool of the upstream server, all pages. */
 async function upstreamTools(upstream) {
@@ -57,6 +61,12 @@ export async function createMcpGateway(options) {
   if (!isPlainObject(receiptKey)) throw typedError("invalid_input", "options.receiptKey", "receiptKey must be { keyId, privateKey } (an Ed25519 CryptoKey)");
   const { store } = governOptions;
   const now = typeof governOptions.now === "function" ? governOptions.now : Date.now;
+  // A key that cannot sign is refused now, not after a tool ran.
+  try {
+    await signReceipt({ seq: 1, approval_id: "probe", change_digest: "", approver: "", outcome: "applied", at: "1970-01-01T00:00:00Z", prev: null }, receiptKey);
+  } catch (error) {
+    throw typedError("invalid_key", "options.receiptKey", `receiptKey cannot sign receipts: ${error?.message ?? error}`);
+  }
   const receipts = receiptChain(store, receiptKey, now);
 
   // The upstream's tools when the gateway starts; a tool that appears later is not governed and not callable.
@@ -71,12 +81,12 @@ export async function createMcpGateway(options) {
     return typeof text === "string" ? JSON.parse(text) : null;
   }
 
-  /** A new pending approval for `call`, saved before the client hears of it. */
-  async function propose(name, args, digest) {
+  /** A new pending approval for `call`, asked by `connection`, saved before the client hears of it. */
+  async function propose(name, args, digest, connection) {
     const callId = crypto.randomUUID();
-    const pending = { callId, tool: name, arguments: args, digest };
+    const pending = { callId, tool: name, arguments: args, digest, connection };
     await store.put(pendingKey(callId), JSON.stringify(pending));
-    await store.put(digestKey(digest), callId);
+    await store.put(digestKey(connection, digest), callId);
     return pending;
   }
 
@@ -94,48 +104,45 @@ export async function createMcpGateway(options) {
     }
   }
 
-  /**
-   * Runs `call` upstream if a confirmation is kept for it: its result (or why it was not called) with the
-   * outcome's signed receipt; null when no confirmation is kept yet.
-   */
-  async function forward(call, digest, extra) {
-    let outcome;
+  /** The receipt of an outcome, or why none could be made (a call that ran is answered either way). */
+  async function receiptOf(outcome, digest) {
     try {
-      outcome = await governed.runApproved(call, { signal: extra?.signal });
+      const receipt = await receipts.append({
+        approvalId: outcome.result.confirmation_id,
+        changeDigest: digest,
+        approver: await approverOf(outcome.result.confirmation_id),
+        outcome: RECEIPT_OUTCOMES[outcome.outcome] ?? "unknown",
+      });
+      return { [RECEIPT_META]: receipt };
     } catch (error) {
-      if (error?.code === "approval_required") return null;
-      throw error;
+      return { [RECEIPT_ERROR_META]: error?.message ?? String(error) };
     }
-    // This call is settled: the next call with these arguments is a new one, for a new approval.
-    await store.put(digestKey(digest), "");
-    const receipt = await receipts.append({
-      approvalId: outcome.result.confirmation_id,
-      changeDigest: digest,
-      approver: await approverOf(outcome.result.confirmation_id),
-      outcome: RECEIPT_OUTCOMES[outcome.outcome] ?? "unknown",
-    });
-    if (outcome.outcome !== "applied") {
-      const phase = outcome.result?.rejection?.phase ?? outcome.outcome;
-      const reason = outcome.result?.rejection?.reason ?? outcome.result?.error?.message ?? "";
-      return errorResult(`${call.tool} was not called (${phase}): ${reason}`, { [RECEIPT_META]: receipt });
-    }
-    const result = outcome.output;
-    return { ...result, _meta: { ...(result?._meta ?? {}), [RECEIPT_META]: receipt } };
   }
 
-  async function callTool(server, request, extra) {
+  /** The answer for a call the Executor ran or refused: its result, or why it was not called, with the receipt. */
+  async function answer(call, digest, connection, outcome) {
+    // This call is settled: the next call with these arguments is a new one, for a new approval.
+    await store.put(digestKey(connection, digest), "");
+    const receipt = await receiptOf(outcome, digest);
+    if (outcome.outcome !== "applied") return errorResult(refusalOf(call, outcome).message, receipt);
+    const result = outcome.output;
+    return { ...result, _meta: { ...(result?._meta ?? {}), ...receipt } };
+  }
+
+  async function callTool(server, connection, request, extra) {
     const { name, arguments: args = {}, _meta: meta = {} } = request.params;
     if (!names.includes(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
     if (governed.isWhitelisted(name)) return upstream.callTool({ name, arguments: args }, undefined, { signal: extra.signal });
-    let change;
+    let digest;
     try {
-      change = governed.draft({ tool: name, arguments: args, callId: "digest" });
+      const change = toolCallChange(name, args);
+      digest = changeDigest(change.node_id, change.proposed_change);
     } catch (error) {
       throw new McpError(ErrorCode.InvalidParams, error.message);
     }
-    const digest = changeDigest(change.node_id, change.proposed_change);
 
-    // The call that this request continues: the one its request state names, or one pending for these exact arguments.
+    // The call that this request continues: the one its request state names (with the confirmation that
+    // approves it), or this connection's pending call with these exact arguments.
     let pending = null;
     if (meta[REQUEST_STATE_META] !== undefined) {
       pending = await pendingFromState(meta[REQUEST_STATE_META]);
@@ -144,22 +151,27 @@ export async function createMcpGateway(options) {
         return errorResult(`${name} was not called: the requestState names another call (${pending.tool}); the arguments must be the approved ones`);
       }
     } else {
-      const callId = await store.get(digestKey(digest));
+      const callId = await store.get(digestKey(connection, digest));
       if (typeof callId === "string" && callId !== "") pending = await pendingFromState(`${STATE_PREFIX}${callId}`);
     }
-    if (pending === null) pending = await propose(name, args, digest);
+    if (pending === null) pending = await propose(name, args, digest, connection);
     const call = { tool: name, arguments: args, callId: pending.callId };
 
     const confirmation = meta[CONFIRMATION_META];
     if (confirmation !== undefined) {
+      let outcome;
       try {
-        await governed.approve(call, confirmation);
+        outcome = await governed.runWith(call, confirmation, { signal: extra?.signal });
       } catch (error) {
-        if (error?.code !== "already_exists") return errorResult(`${name} was not called: ${error.message}`);
+        return errorResult(`${name} was not called: ${error.message}`);
       }
+      return answer(call, digest, pending.connection ?? connection, outcome);
     }
-    const forwarded = await forward(call, digest, extra);
-    if (forwarded !== null) return forwarded;
+    try {
+      return await answer(call, digest, connection, await governed.runApproved(call, { signal: extra?.signal }));
+    } catch (error) {
+      if (error?.code !== "approval_required") throw error;
+    }
 
     // No approval yet: tell the client what to ask a person.
     const approval = approvalFor(pending);
@@ -170,14 +182,16 @@ export async function createMcpGateway(options) {
     return errorResult(message, { [APPROVAL_META]: approval });
   }
 
-  // One server per connection (a stdio process, a Streamable HTTP session); all share the store.
-  const servers = new Set();
+  // One server per connection (a stdio process, a Streamable HTTP session); all share the store. A pending
+  // call found by its arguments alone (URL mode) is the asking connection's only.
+  const servers = new Map();
   function createServer() {
+    const connection = crypto.randomUUID();
     const server = new Server(serverInfo, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(server, request, extra));
-    servers.add(server);
-    server.onclose = () => servers.delete(server);
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(server, connection, request, extra));
+    servers.set(connection, server);
+    server.onclose = () => servers.delete(connection);
     return server;
   }
 
@@ -198,16 +212,13 @@ export async function createMcpGateway(options) {
       const pending = await pendingFromState(`${STATE_PREFIX}${callId}`);
       if (pending === null) throw typedError("not_found", "callId", `no pending call ${JSON.stringify(callId)}`);
       await governed.approve({ tool: pending.tool, arguments: pending.arguments, callId }, confirmation);
-      // Tell connected clients that asked through URL-mode elicitation; a client gone by now calls again anyway.
-      await Promise.all(
-        [...servers].map(async (server) => {
-          try {
-            await server.createElicitationCompletionNotifier(callId)();
-          } catch {
-            // Not asked through URL-mode elicitation, or gone.
-          }
-        }),
-      );
+      // Tell the connection that asked, if it is still here and asked through URL-mode elicitation.
+      const server = servers.get(pending.connection);
+      try {
+        await server?.createElicitationCompletionNotifier(callId)();
+      } catch {
+        // Not asked through URL-mode elicitation, or gone: its client calls again anyway.
+      }
     },
     /** The signed receipts of every forwarded call's outcome, in order (verify with `verifyReceipts`). */
     receipts: () => receipts.list(),

@@ -1,5 +1,5 @@
 // Declarations of `agent-governor/openai-agents`, the OpenAI Agents SDK (JS) adapter (@openai/agents 0.20).
-import type { FunctionTool, RunState, RunToolApprovalItem, Tool } from "@openai/agents";
+import type { FunctionTool, RunState, RunToolApprovalItem, tool } from "@openai/agents";
 import type { Confirmation, ConfirmationStore, GovernedToolCalls, ToolCallDraft, VerificationKeys } from "agent-governor";
 
 export type GovernAgentToolsOptions = {
@@ -17,9 +17,12 @@ export type GovernAgentToolsOptions = {
 /** One of a run's `interruptions` for a function tool, or its raw function call item. */
 export type AgentToolInterruption = RunToolApprovalItem | { rawItem: { type: "function_call"; callId: string; name: string; arguments: string } };
 
-export interface GovernedAgentTools<TOOLS extends Tool<any>[]> {
-  /** The tools to give an `Agent`: governed tools interrupt the run and run only as a person approved. */
-  tools: TOOLS;
+/** A tool's definition: what you would give the SDK's `tool()`. */
+export type AgentToolDefinition = Parameters<typeof tool>[0];
+
+export interface GovernedAgentTools {
+  /** The tools (built with the SDK's `tool()`) to give an `Agent`: governed ones interrupt the run and run only as a person approved. */
+  tools: FunctionTool<any, any, any>[];
   /** What a person approves for an interruption: sign it with an approver key (or `issueConfirmation` on a server that issues approvals). */
   draft(interruption: AgentToolInterruption): ToolCallDraft;
   /** The two lines a person reads for an interruption, rendered from the tool and its canonical arguments. */
@@ -34,8 +37,10 @@ export interface GovernedAgentTools<TOOLS extends Tool<any>[]> {
 }
 
 /**
- * Governs the SDK's function tools: a call of a tool not in `whitelist` interrupts the run and runs only with
- * a person's signed, single-use confirmation of exactly that call. A refused call runs nothing; the model reads
- * why (the tool's error function, or the refusal's message), or the run fails when the tool has `errorFunction: null`.
+ * Governs function tools given by their definitions (built here with the SDK's `tool()`, so a tool that throws
+ * leaves its call in flight rather than answered): a call of a tool not in `whitelist` interrupts the run and
+ * runs only with a person's signed, single-use confirmation of exactly that call. A refused call runs nothing;
+ * the model reads why (`approval_required`, `not_approved`, `outcome_unknown`), through the tool's own
+ * `errorFunction` when it has one; with `errorFunction: null` the run fails with the typed error.
  */
-export declare function governAgentTools<TOOLS extends (FunctionTool<any, any, any> | Tool<any>)[]>(tools: TOOLS, options: GovernAgentToolsOptions): GovernedAgentTools<TOOLS>;
+export declare function governAgentTools(tools: AgentToolDefinition[], options: GovernAgentToolsOptions): GovernedAgentTools;

@@ -2,9 +2,14 @@
 // approval of exactly that call. A governed tool interrupts the run the SDK's way (`needsApproval`,
 // `result.interruptions`), and `approve(state, interruption, confirmation)` calls `state.approve()` only after
 // the core has checked the confirmation for that call's id, tool and canonical arguments. The SDK's approval
-// alone never runs the tool: `invoke` runs it only through the Executor, once, so a `RunState` approved
+// alone never runs the tool: its `execute` runs only through the Executor, once, so a `RunState` approved
 // without a confirmation, edited, or restored twice in other processes runs nothing more.
-import { changeLines, governToolCalls } from "agent-governor";
+//
+// The adapter builds the tools from their definitions (what you would give the SDK's `tool()`): a tool built
+// by `tool()` catches its own errors and answers with text, which would hide from the Executor that a call
+// failed half-way; here a tool that throws leaves its call in flight, an outcome a person reconciles.
+import { tool as sdkTool } from "@openai/agents";
+import { changeLines, governToolCalls, refusalOf } from "agent-governor";
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
 
@@ -27,55 +32,49 @@ function parseArguments(text) {
   }
 }
 
-/** Why a governed call did not run: thrown from `invoke`, so the SDK reports it to the model and runs nothing. */
-function notRun(name, outcome) {
-  const phase = outcome.result?.rejection?.phase ?? outcome.result?.outcome ?? outcome.outcome;
-  const reason = outcome.result?.rejection?.reason ?? outcome.result?.error?.message;
-  return Object.assign(typedError("not_approved", "toolCall", `${name} did not run (${phase})${reason ? `: ${reason}` : ""}`), { outcome });
-}
+/** What the model reads when a governed call did not run: the refusal's own words, never "try again". */
+const refusalText = (_runContext, error) => (error?.name === "AgentGovernorError" ? error.message : "The tool failed.");
 
 /**
- * Governs the SDK's function tools (from `tool({ ... })`). `options`: the Executor's `store` and `keys` (and
- * its other options), and `whitelist`, the tools' names that run with no approval. Returns `tools` for an
- * `Agent`, `draft(interruption)` to sign, `lines(interruption)`, and `approve(state, interruption, confirmation)`.
+ * Governs function tools given by their definitions (`{ name, description, parameters, execute, ... }`, as
+ * for the SDK's `tool()`). `options`: the Executor's `store` and `keys` (and its other options), and
+ * `whitelist`, the names of tools that run with no approval. Returns `tools` (built by the SDK's `tool()`)
+ * for an `Agent`, `draft(interruption)` to sign, `lines(interruption)`, and `approve(state, interruption,
+ * confirmation)`.
  */
-export function governAgentTools(tools, options) {
-  if (!Array.isArray(tools)) throw typedError("invalid_input", "tools", "tools must be an array of the SDK's function tools");
+export function governAgentTools(definitions, options) {
+  if (!Array.isArray(definitions)) throw typedError("invalid_input", "tools", "tools must be a list of tool definitions ({ name, description, parameters, execute })");
   const byName = {};
-  for (const [index, tool] of tools.entries()) {
-    if (!isPlainObject(tool) || tool.type !== "function" || typeof tool.invoke !== "function" || typeof tool.name !== "string") {
-      throw typedError("invalid_input", `tools.${index}`, `tools[${index}] must be a function tool made with the SDK's tool()`);
+  for (const [index, definition] of definitions.entries()) {
+    if (isPlainObject(definition) && typeof definition.invoke === "function") {
+      throw typedError("invalid_input", `tools.${index}`, `tools[${index}] is a built tool: pass its definition (what you would give tool()), so its errors reach the Executor`);
     }
-    if (Object.hasOwn(byName, tool.name)) throw typedError("invalid_input", `tools.${index}`, `two tools are named ${tool.name}`);
-    byName[tool.name] = tool;
+    if (!isPlainObject(definition) || typeof definition.name !== "string" || typeof definition.execute !== "function") {
+      throw typedError("invalid_input", `tools.${index}`, `tools[${index}] must be a tool definition { name, description, parameters, execute }`);
+    }
+    if (Object.hasOwn(byName, definition.name)) throw typedError("invalid_input", `tools.${index}`, `two tools are named ${definition.name}`);
+    byName[definition.name] = definition;
   }
-  // The tool's own invoke (its schema's validation, then its execute), given the approved arguments as JSON.
+  // The tool's own execute, given the approved arguments; what it throws reaches the Executor.
   const runners = Object.fromEntries(
-    Object.entries(byName).map(([name, tool]) => [name, (args, { runContext, details }) => tool.invoke(runContext, JSON.stringify(args), details)]),
+    Object.entries(byName).map(([name, definition]) => [name, (args, { runContext, details } = {}) => definition.execute(args, runContext, details)]),
   );
   const governed = governToolCalls(runners, options);
 
-  const wrapped = tools.map((tool) => {
-    if (governed.isWhitelisted(tool.name)) return tool;
-    return {
-      ...tool,
-      needsApproval: async () => true,
-      invoke: async (runContext, input, details) => {
-        const call = { tool: tool.name, arguments: parseArguments(input), callId: details?.toolCall?.callId };
-        let outcome;
-        try {
-          outcome = await governed.runApproved(call, { runContext, details });
-          if (outcome.outcome !== "applied") throw notRun(tool.name, outcome);
-        } catch (error) {
-          // Nothing ran. The model reads why (the tool's own error function words it when it has one); a tool
-          // made with `errorFunction: null` fails the run with the typed error instead.
-          if (tool.errorFunction === null) throw error;
-          if (typeof tool.errorFunction === "function") return tool.errorFunction(runContext, error);
-          return error.message;
-        }
+  const tools = definitions.map((definition) => {
+    if (governed.isWhitelisted(definition.name)) return sdkTool(definition);
+    return sdkTool({
+      ...definition,
+      needsApproval: true,
+      // `null` keeps the SDK's meaning: a refusal fails the run with the typed error.
+      errorFunction: definition.errorFunction === undefined ? refusalText : definition.errorFunction,
+      execute: async (input, runContext, details) => {
+        const call = { tool: definition.name, arguments: input, callId: details?.toolCall?.callId };
+        const outcome = await governed.runApproved(call, { runContext, details });
+        if (outcome.outcome !== "applied") throw refusalOf(call, outcome);
         return outcome.output;
       },
-    };
+    });
   });
 
   const lines = (interruption, language) => {
@@ -84,7 +83,7 @@ export function governAgentTools(tools, options) {
   };
 
   return {
-    tools: wrapped,
+    tools,
     /** What a person approves for `interruption` (one of `result.interruptions`): sign it. */
     draft: (interruption) => governed.draft(callOf(interruption)),
     /** The two lines a person reads for `interruption`, rendered from the tool and its canonical arguments. */

@@ -1,5 +1,5 @@
 // Declarations of the driver modules; the types they use are generated into the module's declarations.
-import type { Confirmation, ConfirmationStore, ControlLoop, ControlLoopConfig, Executor, ExecutorResult, GovernorLoopConfig, LogChannel, LogStore, ProposedChange, VerificationKeys } from "../wasm/agent_governor_full.js";
+import type { CheckVerdict, Confirmation, ConfirmationStore, ControlLoop, ControlLoopConfig, Executor, ExecutorResult, GovernorLoopConfig, LogChannel, LogStore, ProposedChange, VerificationKeys } from "../wasm/agent_governor_full.js";
 
 /** A governed agent over the given ports (see `Governor.loop`). */
 export declare function createControlLoop(config: ControlLoopConfig): ControlLoop;
@@ -21,8 +21,10 @@ export type ToolCallOutcome =
 export type GovernToolCallsOptions = {
   store: ConfirmationStore;
   keys: VerificationKeys;
-  /** Tools that run with no approval. */
+  /** Tools that run with no approval (read once). */
   whitelist?: string[];
+  /** Keep each run's output (its JSON, up to 1 MiB) in the store, for `output(confirmationId)`. */
+  keepOutputs?: boolean;
   now?: () => number;
   audit?: (record: unknown) => void | Promise<void>;
   [option: string]: unknown;
@@ -34,18 +36,29 @@ export interface GovernedToolCalls {
   isWhitelisted(tool: string): boolean;
   /** What a person approves for `call`: sign it with `issueConfirmation` or an approver key. */
   draft(call: ToolCall): ToolCallDraft;
-  /** Runs `call` as approved by confirmation `confirmationId` (none needed for a whitelisted tool). */
-  run(call: ToolCall, confirmationId?: string): Promise<ToolCallOutcome>;
-  /** Keeps a person's signed confirmation of `call` for `runApproved`; resolves to its id. */
+  /** The core's verdict on `confirmation` for `call` now, without keeping it. */
+  check(call: ToolCall, confirmation: Confirmation): CheckVerdict;
+  /** Runs `call` as approved by confirmation `confirmationId` (none needed for a whitelisted tool); the tool gets `context`. */
+  run(call: ToolCall, confirmationId?: string, context?: unknown): Promise<ToolCallOutcome>;
+  /** Checks a person's signed confirmation of `call` in the core and keeps it for `runApproved`; resolves to its id. Keeping one twice is no error. */
   approve(call: ToolCall, confirmation: Confirmation): Promise<string>;
   /** Runs `call` with the confirmation kept for it; throws `approval_required` when there is none. */
-  runApproved(call: ToolCall): Promise<ToolCallOutcome>;
+  runApproved(call: ToolCall, context?: unknown): Promise<ToolCallOutcome>;
+  /** Checks and keeps `confirmation` for `call`, then runs the call with it. */
+  runWith(call: ToolCall, confirmation: Confirmation, context?: unknown): Promise<ToolCallOutcome>;
+  /** The output kept for a confirmation's run (with `keepOutputs`), or null. */
+  output(confirmationId: string): Promise<{ output: unknown } | null>;
 }
 /**
  * Tool calls that run only through the Executor, once, when a person's signed confirmation binds exactly the
- * call (its tool, its arguments as canonical JSON, its id).
+ * call (its tool, its arguments as canonical JSON, its id). Each tool is `(args, context) => output`.
  */
-export declare function governToolCalls(tools: Record<string, (args: any) => unknown>, options: GovernToolCallsOptions): GovernedToolCalls;
+export declare function governToolCalls(tools: Record<string, (args: any, context?: any) => unknown>, options: GovernToolCallsOptions): GovernedToolCalls;
+/**
+ * Why a call did not run, as an error (`code` and `path`, the outcome attached): `not_approved` (refused,
+ * nothing ran) or `outcome_unknown` (started, unfinished: in flight until a person reconciles it).
+ */
+export declare function refusalOf(call: ToolCall, outcome: ToolCallOutcome): Error & { code: "not_approved" | "outcome_unknown"; path: string; outcome: ToolCallOutcome };
 export declare const DEFAULT_LOG_LIMIT_BYTES: number;
 export declare const LOG_CHANNELS: readonly LogChannel[];
 

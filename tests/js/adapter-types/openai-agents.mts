@@ -1,10 +1,10 @@
 // A run with agent-governor/openai-agents, type-checked against the real @openai/agents declarations.
-import { Agent, run, tool } from "@openai/agents";
+import { Agent, run } from "@openai/agents";
 import { z } from "zod";
 import { MemoryStore, issueConfirmation } from "agent-governor";
 import { governAgentTools } from "agent-governor/openai-agents";
 
-const sendEmail = tool({ name: "send_email", description: "Sends", parameters: z.object({ to: z.string() }), execute: async ({ to }) => to });
+const sendEmail = { name: "send_email", description: "Sends", parameters: z.object({ to: z.string() }), execute: async ({ to }: { to: string }) => to };
 const governed = governAgentTools([sendEmail], { store: new MemoryStore(), keys: { a: "x".repeat(32) } });
 const agent = new Agent({ name: "mailer", tools: governed.tools });
 const result = await run(agent, "Email Bob");

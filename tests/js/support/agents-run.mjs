@@ -2,7 +2,7 @@
 // RunState (argv[2]), runs it against the scripted model (MODEL_URL) over the file store (STORE_PATH), and
 // prints what the tool did and what it answered. The same agent as adapter-openai-agents.test.mjs.
 import { readFileSync } from "node:fs";
-import { Agent, OpenAIChatCompletionsModel, RunState, run, setTracingDisabled, tool } from "@openai/agents";
+import { Agent, OpenAIChatCompletionsModel, RunState, run, setTracingDisabled } from "@openai/agents";
 import OpenAI from "openai";
 import { z } from "zod";
 import { governAgentTools } from "agent-governor/openai-agents";
@@ -12,19 +12,20 @@ setTracingDisabled(true);
 export const KEYS = { approver: "0123456789abcdef0123456789abcdef-agents" };
 
 /** The agent and its governed tool; `sent` records every email the tool sends. */
-export function governedAgent({ modelUrl, store, now }) {
+export function governedAgent({ modelUrl, store, now, errorFunction }) {
   const sent = [];
-  const sendEmail = tool({
+  const sendEmail = {
     name: "send_email",
     description: "Sends an email",
     parameters: z.object({ to: z.string(), subject: z.string() }),
     execute: async (input) => {
+      if (input.subject === "fails half-way") throw new Error("connection reset after the message was handed over");
       sent.push(input);
       return `sent to ${input.to}`;
     },
-  });
-  const lookup = tool({ name: "lookup", description: "Looks a word up", parameters: z.object({ word: z.string() }), execute: async ({ word }) => `${word}: found` });
-  const governed = governAgentTools([sendEmail, lookup], { store, keys: KEYS, whitelist: ["lookup"], ...(now ? { now } : {}) });
+  };
+  const lookup = { name: "lookup", description: "Looks a word up", parameters: z.object({ word: z.string() }), execute: async ({ word }) => `${word}: found` };
+  const governed = governAgentTools([errorFunction === undefined ? sendEmail : { ...sendEmail, errorFunction }, lookup], { store, keys: KEYS, whitelist: ["lookup"], ...(now ? { now } : {}) });
   const client = new OpenAI({ baseURL: modelUrl, apiKey: "scripted" });
   const agent = new Agent({ name: "mailer", instructions: "Send what is asked.", model: new OpenAIChatCompletionsModel(client, "scripted"), tools: governed.tools });
   return { agent, governed, sent };
