@@ -8,6 +8,7 @@ import { HttpError, errorResponse, json, onlyKeys, pathSegments, readJsonObject,
 import { APPROVAL_STATES, approvalView, readProposal, reconfirmation, unreadableView } from "./proposal.js";
 import { ReceiptLog } from "./receipts.js";
 import { discordInteraction } from "./discord.js";
+import { McpUpstream, TOOL_CALL, mcpEndpoint } from "./mcp.js";
 import { notifyWebhook, proposalMessage, unknownOutcomeMessage } from "./webhook.js";
 import { agentId, commandChannelVersion, commandView, commandsView, readCommandBody, readCommandResult, readStatus } from "./agent-channel.js";
 import { readSkillUrls, upstreamSkill } from "./skills.js";
@@ -66,6 +67,7 @@ const ROUTE_METHODS = {
   "agents/:id/commands": ["GET", "POST"],
   "agents/:id/commands/:key": ["POST"],
   "discord/:id": ["POST"],
+  mcp: ["POST"],
 };
 
 function isPlainObject(value) {
@@ -102,6 +104,8 @@ export class ApprovalInbox extends DurableObject {
     this.db = new Database(ctx.storage.sql);
     this.store = this.db.confirmationStore();
     this.skillUrls = readSkillUrls(env);
+    // The MCP gateway's upstream (MCP_UPSTREAM_URL): tool calls are approved here and applied through it.
+    this.mcp = env.MCP_UPSTREAM_URL ? new McpUpstream(env) : null;
     this.verifiers = null;
     this.receipts = new ReceiptLog(this.db, env);
     // The id confirmations name as their audience: a guard refuses one made for another inbox.
@@ -208,6 +212,10 @@ export class ApprovalInbox extends DurableObject {
         need("agent", "inbox", "admin");
         forThisAgent(roles, agentId(id));
         return commandsView(this.db, agentId(id), url, this.audience);
+      case "POST mcp":
+        need("agent");
+        if (this.mcp === null) throw new HttpError(404, "not_found", "the MCP gateway is not configured on this guard (MCP_UPSTREAM_URL)");
+        return mcpEndpoint(this, request);
       case "POST discord/:id":
         // Signed by Discord, not by a bearer token: the signature is checked before anything else.
         if (id !== "interactions") throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
@@ -236,6 +244,7 @@ export class ApprovalInbox extends DurableObject {
     if (rows.length === 0) throw new HttpError(409, "no_approver_keys", "no approver key is registered: nothing can be approved yet");
     const keys = Object.fromEntries(rows.map((row) => [row.key_id, { ...row.spec, revoked: row.revoked_at !== null }]));
     const skills = Object.fromEntries(Object.entries(this.skillUrls).map(([type, url]) => [type, upstreamSkill(url, this.env)]));
+    if (this.mcp) skills[TOOL_CALL] = this.mcp.skill();
     const executor = new Executor({
       store: this.store,
       skills,
@@ -306,8 +315,23 @@ export class ApprovalInbox extends DurableObject {
     }
   }
 
+  /** The change types something here can apply: the configured skills, and tool calls through MCP. */
+  skillTypes() {
+    return [...Object.keys(this.skillUrls), ...(this.mcp ? [TOOL_CALL] : [])];
+  }
+
   async propose(request) {
-    const proposal = readProposal(await readJsonObject(request), Object.keys(this.skillUrls));
+    return json(this.createApproval(readProposal(await readJsonObject(request), this.skillTypes())), 201);
+  }
+
+  /** A tool call (`toolCallChange`'s node and change) asked for through the MCP gateway, as a new approval. */
+  proposeToolCall({ node_id, proposed_change }) {
+    const intent = `tool call ${crypto.randomUUID()}`;
+    return this.createApproval(readProposal({ node_id, proposed_change, intent, agent_id: "mcp" }, this.skillTypes()));
+  }
+
+  /** Stores a read proposal as a pending approval, tells the feed and the webhooks; returns its view. */
+  createApproval(proposal) {
     const id = crypto.randomUUID();
     const now = Date.now();
     this.db.insertApproval(id, now, proposal);
@@ -315,7 +339,7 @@ export class ApprovalInbox extends DurableObject {
     this.publish(id);
     const view = this.view(id);
     this.webhook(id, proposalMessage(view));
-    return json(view, 201);
+    return view;
   }
 
   list(url) {
@@ -496,6 +520,11 @@ export class ApprovalInbox extends DurableObject {
         throw new HttpError(403, "forbidden", "the inbox applies only an approval a person picked after a reconfirm");
       }
     }
+    return json(await this.applyRequest(body));
+  }
+
+  /** Runs one ExecutorRequest through the Executor; a known approval's outcome gets its signed receipt. */
+  async applyRequest(body) {
     const { executor } = this.verifier();
     const result = await executor.execute(body);
     const known = this.db.approval(result.confirmation_id) !== null;
@@ -513,7 +542,7 @@ export class ApprovalInbox extends DurableObject {
     if (known && result.outcome === "error" && result.confirmation_state === "in_flight") {
       this.webhook(result.confirmation_id, unknownOutcomeMessage(this.view(result.confirmation_id)));
     }
-    return json(result);
+    return result;
   }
 
   /** A person picks one of the skill's transitions for an approval step 6 invalidated: a new pending approval. */
@@ -597,10 +626,12 @@ export class ApprovalInbox extends DurableObject {
     const view = this.view(id);
     if (view.state === "unreadable") throw new HttpError(409, "unreadable_record", `approval \`${id}\` cannot be read`);
     const url = this.skillUrls[view.proposed_change.type];
-    if (!url) throw new HttpError(409, "no_skill", `no skill applies \`${view.proposed_change.type}\``);
+    const toolCall = this.mcp !== null && view.proposed_change.type === TOOL_CALL;
+    if (!url && !toolCall) throw new HttpError(409, "no_skill", `no skill applies \`${view.proposed_change.type}\``);
     let facts;
     try {
-      facts = await upstreamSkill(url, this.env).preview(view.node_id);
+      // A tool call has no state to read before it runs: its approved `from` is empty.
+      facts = toolCall ? { current_status: "", valid_transitions: [{ status: view.proposed_change.to }] } : await upstreamSkill(url, this.env).preview(view.node_id);
     } catch (error) {
       throw new HttpError(502, "skill_unreachable", `the skill's Preview failed: ${error?.message ?? error}`);
     }

@@ -25,7 +25,8 @@ export function readProposal(body, skillTypes) {
   const proposed_change = {
     type: requireText(change.type, "proposed_change.type", { max: 128 }),
     from: typeof change.from === "string" ? change.from : requireText(change.from, "proposed_change.from"),
-    to: requireText(change.to, "proposed_change.to", { max: 512 }),
+    // A tool call's arguments as canonical JSON are longer than a status; the request body bounds them too.
+    to: requireText(change.to, "proposed_change.to", { max: change.type === "tool_call" ? 16 * 1024 : 512 }),
   };
   if (proposed_change.from.length > 512) throw new HttpError(400, "invalid_input", "`proposed_change.from` is too long", "proposed_change.from");
   if (!skillTypes.includes(proposed_change.type)) {

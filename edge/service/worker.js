@@ -37,6 +37,7 @@ const ROUTES = [
   "POST /v1/agents/{agent_id}/commands",
   "POST /v1/agents/{agent_id}/commands/{seq} (taken)",
   "POST /v1/discord/interactions (signed by Discord)",
+  "POST /v1/mcp (MCP over Streamable HTTP)",
 ];
 
 export default {

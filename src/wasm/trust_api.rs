@@ -16,7 +16,6 @@ use crate::executor::receipt::{
     verify_receipts_by,
 };
 use crate::executor::state_version::state_version;
-#[cfg(feature = "full")]
 use crate::executor::tool_call::tool_call_change;
 use crate::input::InputError;
 use crate::timestamp::{format_rfc3339, millis_from_host, parse_rfc3339};
@@ -113,7 +112,6 @@ pub fn verify_discord_request_js(
 /// The node and the change that approve calling `tool` with `arguments`: `{ node_id: tool, proposed_change:
 /// { type: "tool_call", from: "", to: <the arguments as canonical JSON (RFC 8785)> } }`. A confirmation of it
 /// binds the exact arguments, in any member order.
-#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = toolCallChange, unchecked_return_type = "{ node_id: string; proposed_change: ProposedChange }")]
 pub fn tool_call_change_js(
     #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,

@@ -1,0 +1,136 @@
+// The MCP gateway inside the edge guard: `POST /v1/mcp` (the agent's token) is an MCP server (Streamable
+// HTTP, stateless) in front of the MCP server at MCP_UPSTREAM_URL. `tools/list` passes through; a `tools/call`
+// of a tool not in MCP_WHITELIST becomes an approval in this inbox (a `tool_call` change: the tool and its
+// arguments as canonical JSON), which people approve like any other, with their keys or passkeys. The answer
+// carries the approval's lines, its link and a `requestState` naming it; the client calls again with that
+// request state, and once the approval is signed the call is applied by the inbox's Executor (the upstream's
+// `tools/call` with the approved arguments), once, with its receipt in the inbox's chain.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { toolCallChange } from "agent-governor/guard";
+
+/** The change type of a tool call, and the prefix of a request state (then the approval's id). */
+export const TOOL_CALL = "tool_call";
+const STATE_PREFIX = "ag1.";
+const SERVER_INFO = { name: "agent-governor-edge-guard", version: "1" };
+/** Where the gateway puts the pending approval and the receipt: the result's `_meta`. */
+const APPROVAL_META = "agent-governor/approval";
+const RECEIPT_META = "agent-governor/receipt";
+
+const errorResult = (text, meta) => ({ content: [{ type: "text", text }], isError: true, ...(meta ? { _meta: meta } : {}) });
+
+/** The upstream MCP server (MCP_UPSTREAM_URL): its client, connected once per inbox object, and its skill. */
+export class McpUpstream {
+  constructor(env) {
+    this.url = new URL(env.MCP_UPSTREAM_URL);
+    this.whitelist = new Set((env.MCP_WHITELIST ?? "").split(",").map((name) => name.trim()).filter(Boolean));
+    this.client = null;
+    // What each applied call answered, by its approval's id, until the request that applied it reads it.
+    this.answers = new Map();
+    this.names = null;
+  }
+
+  /** Whether the upstream has tool `name` (its list read once, and again when a name is not in it). */
+  async hasTool(name) {
+    if (this.names?.has(name)) return true;
+    const client = await this.connected();
+    const names = new Set();
+    let cursor;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      for (const tool of page.tools) names.add(tool.name);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && names.size < 10_000);
+    this.names = names;
+    return names.has(name);
+  }
+
+  connected() {
+    this.client ??= (async () => {
+      // Ajv compiles schemas to code, which workerd does not run: the SDK's validator for Workers instead.
+      const client = new Client(SERVER_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+      await client.connect(new StreamableHTTPClientTransport(this.url));
+      return client;
+    })();
+    this.client.catch(() => {
+      this.client = null;
+    });
+    return this.client;
+  }
+
+  /**
+   * The skill the Executor applies `tool_call` changes through: the upstream's `tools/call` with the approved
+   * arguments, read from the confirmation itself. A call that fails or never answers leaves the approval in
+   * flight (its outcome is unknown: it may have acted) for a person to reconcile.
+   */
+  skill() {
+    return {
+      preview: () => ({ current_status: "" }),
+      apply: async ({ confirmation }) => {
+        const client = await this.connected();
+        const answer = await client.callTool({ name: confirmation.node_id, arguments: JSON.parse(confirmation.proposed_change.to) });
+        this.answers.set(confirmation.confirmation_id, answer);
+        return { status: 200, body: { applied: true } };
+      },
+    };
+  }
+}
+
+/** What the client is told while a person has not approved the call yet. */
+function pendingAnswer(view, env) {
+  const link = env.INBOX_URL ? `${env.INBOX_URL.replace(/#.*$/, "")}#approval-${encodeURIComponent(view.approval_id)}` : null;
+  const approval = { approvalId: view.approval_id, requestState: `${STATE_PREFIX}${view.approval_id}`, lines: [view.request.what, view.request.impact], state: view.state, url: link };
+  const text = `${view.request.what}\n${view.request.impact}\nA person must approve this call in the inbox${link ? ` (${link})` : ""}; call again with _meta.requestState.`;
+  return errorResult(text, { [APPROVAL_META]: approval });
+}
+
+/** `tools/call`: forwarded (whitelisted), proposed (new), or applied once its approval is signed. */
+async function callTool(inbox, upstream, params) {
+  const { name, arguments: args = {}, _meta: meta = {} } = params;
+  // Nothing is proposed for a tool the upstream does not have.
+  if (!(await upstream.hasTool(name))) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
+  if (upstream.whitelist.has(name)) return (await upstream.connected()).callTool({ name, arguments: args });
+  let change;
+  try {
+    change = toolCallChange(name, args);
+  } catch (error) {
+    throw new McpError(ErrorCode.InvalidParams, error.message);
+  }
+  const state = meta.requestState;
+  if (state === undefined) return pendingAnswer(inbox.proposeToolCall(change), inbox.env);
+
+  const id = typeof state === "string" && state.startsWith(STATE_PREFIX) && state.length <= 100 ? state.slice(STATE_PREFIX.length) : null;
+  const view = id !== null && inbox.db.approval(id) !== null ? inbox.view(id) : null;
+  if (view === null) return errorResult(`${name} was not called: the requestState is unknown or malformed`);
+  if (view.node_id !== change.node_id || view.proposed_change?.type !== TOOL_CALL || view.proposed_change.to !== change.proposed_change.to) {
+    return errorResult(`${name} was not called: the requestState names another call; the arguments must be the approved ones`);
+  }
+  if (view.state === "pending") return pendingAnswer(view, inbox.env);
+  if (view.state !== "approved") return errorResult(`${name} was not called: its approval is ${view.state}`);
+
+  const result = await inbox.applyRequest(view.executor_request);
+  const receipt = result.receipt ? { [RECEIPT_META]: result.receipt } : undefined;
+  if (result.outcome !== "applied") {
+    const why = result.rejection?.reason ?? result.error?.message ?? result.outcome;
+    const unknown = result.confirmation_state === "in_flight";
+    return errorResult(unknown ? `${name} may have run: its outcome is unknown (${why}). A person must reconcile it in the inbox.` : `${name} was not called (${result.rejection?.phase ?? result.outcome}): ${why}`, receipt);
+  }
+  const answer = upstream.answers.get(view.approval_id);
+  upstream.answers.delete(view.approval_id);
+  return { ...answer, _meta: { ...(answer?._meta ?? {}), ...receipt } };
+}
+
+/** Answers one MCP request (JSON-RPC over Streamable HTTP, stateless: a server per request). */
+export async function mcpEndpoint(inbox, request) {
+  const upstream = inbox.mcp;
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  server.setRequestHandler(ListToolsRequestSchema, async (listRequest) => (await upstream.connected()).listTools(listRequest.params));
+  server.setRequestHandler(CallToolRequestSchema, (callRequest) => callTool(inbox, upstream, callRequest.params));
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  return transport.handleRequest(request);
+}

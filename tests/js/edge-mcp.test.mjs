@@ -1,0 +1,114 @@
+// The MCP gateway inside the edge guard (workerd): the SDK's client calls `POST /v1/mcp` with the agent's
+// token; the upstream is the sample MCP server over Streamable HTTP. A governed tools/call becomes an approval
+// in the inbox, which a person signs as any other; the call with its requestState is then applied once by
+// the inbox's Executor, with its receipt in the inbox's chain. A replay, altered arguments, a foreign
+// requestState and a restart of the guard run nothing more.
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { startTaskBoard } from "../../edge/task-board.mjs";
+import { AGENT, approve, registerEd25519, startGuardService } from "./edge-service-support.mjs";
+import { startSampleServer } from "./support/mcp-sample-server.mjs";
+
+const sentLog = join(mkdtempSync(join(tmpdir(), "edge-mcp-")), "sent.log");
+const sent = () => (existsSync(sentLog) ? readFileSync(sentLog, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line)) : []);
+const email = { to: "bob@example.com", subject: "Q3" };
+let upstream;
+let board;
+let guard;
+let key;
+
+before(async () => {
+  upstream = await startSampleServer(sentLog);
+  board = await startTaskBoard();
+  guard = await startGuardService(board, { vars: { MCP_UPSTREAM_URL: upstream.url, MCP_WHITELIST: "lookup", INBOX_URL: "https://inbox.example/inbox.html" } });
+  key = await registerEd25519(guard.client, "ivy", "laptop");
+});
+
+after(async () => {
+  await guard?.dispose();
+  await board?.close();
+  await upstream?.close();
+});
+
+async function agentClient() {
+  const client = new Client({ name: "agent", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${guard.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${AGENT}` } } }));
+  return client;
+}
+
+const call = (client, args = email, meta) => client.callTool({ name: "send_email", arguments: args, ...(meta ? { _meta: meta } : {}) });
+
+test("tools/list passes through; a governed call becomes an approval in the inbox and calls nothing", async () => {
+  const client = await agentClient();
+  try {
+    assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["lookup", "send_email"]);
+    assert.equal((await client.callTool({ name: "lookup", arguments: { word: "quorum" } })).content[0].text, "quorum: found");
+    const asked = await call(client);
+    assert.equal(asked.isError, true);
+    const approval = asked._meta["agent-governor/approval"];
+    assert.deepEqual(approval.lines, ['Execute: tool send_email with {"subject":"Q3","to":"bob@example.com"}', "Impact: send_email"]);
+    assert.equal(approval.url, `https://inbox.example/inbox.html#approval-${approval.approvalId}`);
+    const view = (await guard.client.get(`/v1/approvals/${approval.approvalId}`)).body;
+    assert.equal(view.state, "pending");
+    assert.deepEqual(view.proposed_change, { type: "tool_call", from: "", to: '{"subject":"Q3","to":"bob@example.com"}' });
+    // Still pending: asking again with its request state calls nothing.
+    assert.match((await call(client, email, { requestState: approval.requestState })).content[0].text, /must approve/);
+    assert.deepEqual(sent(), []);
+  } finally {
+    await client.close();
+  }
+});
+
+test("once a person signs it in the inbox, the call runs once with its receipt; a replay, other arguments and a restart run nothing", async () => {
+  const client = await agentClient();
+  try {
+    const approval = (await call(client))._meta["agent-governor/approval"];
+    const view = (await guard.client.get(`/v1/approvals/${approval.approvalId}`)).body;
+    const decided = await approve(guard.client, view, key);
+    assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    const altered = await call(client, { ...email, to: "eve@example.com" }, { requestState: approval.requestState });
+    assert.match(altered.content[0].text, /names another call/);
+    const done = await call(client, email, { requestState: approval.requestState });
+    assert.equal(done.isError, undefined, JSON.stringify(done));
+    assert.equal(done.content[0].text, "sent to bob@example.com");
+    assert.equal(done._meta["agent-governor/receipt"].outcome, "applied");
+    assert.deepEqual(sent(), [email]);
+    const replay = await call(client, email, { requestState: approval.requestState });
+    assert.match(replay.content[0].text, /approval is consumed/);
+    assert.equal((await guard.client.get(`/v1/approvals/${approval.approvalId}`)).body.state, "consumed");
+    for (const requestState of ["ag1.no-such-approval", "nonsense", 42]) {
+      assert.match((await call(client, email, { requestState })).content[0].text, /unknown or malformed/);
+    }
+    // The guard restarts on its stored state: the replay is still refused.
+    await client.close();
+    await guard.kill();
+    guard = await startGuardService(board, { persistTo: guard.persistTo, vars: { MCP_UPSTREAM_URL: upstream.url, MCP_WHITELIST: "lookup", INBOX_URL: "https://inbox.example/inbox.html" } });
+    const restarted = await agentClient();
+    try {
+      assert.match((await call(restarted, email, { requestState: approval.requestState })).content[0].text, /approval is consumed/);
+    } finally {
+      await restarted.close();
+    }
+    assert.deepEqual(sent(), [email]);
+  } finally {
+    await client.close();
+  }
+});
+
+test("bad input: an unknown tool or oversized arguments are protocol errors; no token is 401", async () => {
+  const client = await agentClient();
+  try {
+    await assert.rejects(client.callTool({ name: "rm_rf", arguments: {} }), /rm_rf|tool/i);
+    await assert.rejects(call(client, { to: "x".repeat(70_000), subject: "" }));
+    assert.deepEqual(sent(), [email], "only the approved call ever ran");
+  } finally {
+    await client.close();
+  }
+  const anonymous = await fetch(`${guard.url}/v1/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+  assert.equal(anonymous.status, 401);
+});
