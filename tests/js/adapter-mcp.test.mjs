@@ -179,7 +179,7 @@ test("the gateway over stdio, restarted between the request and the approved cal
   }
 });
 
-test("bad input: unknown tools, oversized or malformed arguments, a forged requestState or confirmation call nothing", async () => {
+test("bad input: unknown tools, oversized or malformed arguments, a forged requestState, a forged or expired confirmation call nothing", async () => {
   const setup = await httpGateway({ store: fileStore(join(directory, "bad-input-store.json")) });
   try {
     const client = await setup.client();
@@ -190,7 +190,8 @@ test("bad input: unknown tools, oversized or malformed arguments, a forged reque
       assert.match(answer.content[0].text, /requestState is unknown or malformed/);
     }
     const approval = (await call(client))._meta[APPROVAL_META];
-    for (const confirmation of [{}, "yes", { ...issueConfirmation(approval.draft, signer), signature: "AAAA" }, issueConfirmation({ ...approval.draft, intent: "tool call other" }, signer)]) {
+    const expired = issueConfirmation(approval.draft, signer, Date.now() - 25 * 3600 * 1000);
+    for (const confirmation of [{}, "yes", { ...issueConfirmation(approval.draft, signer), signature: "AAAA" }, issueConfirmation({ ...approval.draft, intent: "tool call other" }, signer), expired]) {
       const answer = await call(client, email, { [REQUEST_STATE_META]: approval.requestState, [CONFIRMATION_META]: confirmation });
       assert.equal(answer.isError, true);
       assert.match(answer.content[0].text, /was not called/);
