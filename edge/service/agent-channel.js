@@ -2,7 +2,8 @@
 // inbox), and approvers with the admin role send it privileged commands (seed 002's Command UI). A command
 // is a human action signed by the approver, single-use (its nonce is recorded), audited as privileged, and
 // handed to the agent at most once: the agent marks it taken before it acts on it, so a restart never
-// carries one out twice.
+// carries one out twice. Allow-listed Discord users send commands too (discord.js, Discord's signature and
+// interaction id instead of an approver's), but never one that widens the whitelist.
 import { stateVersion } from "agent-governor/guard";
 import { HttpError, json, onlyKeys, readJsonObject, requireText } from "./http.js";
 import { HALT_REASON_LIMIT, STATUS_TEXT_LIMITS } from "./agent-status-fields.js";

@@ -3,8 +3,9 @@
 // timestamp and body, verified in the core with the application's public key (DISCORD_PUBLIC_KEY), recent,
 // and not seen before (its interaction id is recorded). Slash commands from allow-listed Discord users
 // (DISCORD_ALLOWED_USERS, comma-separated user ids) become the control loop's privileged commands for the
-// agent (the `agent` option, or DISCORD_AGENT_ID): /goal, /task, /rules, /stop, /resume. Discord never
-// approves a change: approvals stay signed by approvers' keys in the inbox.
+// agent (the `agent` option among DISCORD_AGENTS, or DISCORD_AGENT_ID): /goal, /task, /rules (only `remove
+// <type>`: a type taken off the whitelist is asked about again), /stop, /resume. Discord never approves a
+// change: approvals, and putting a type on the whitelist, stay signed by approvers' keys in the inbox.
 import { displaySafe, readJson, verifyDiscordRequest } from "agent-governor/guard";
 import { agentId, commandView, readCommand } from "./agent-channel.js";
 import { HttpError, MAX_BODY_DEPTH, json } from "./http.js";
@@ -46,7 +47,8 @@ export async function discordInteraction(inbox, request) {
   const bytes = new Uint8Array(await request.arrayBuffer());
   let body;
   try {
-    body = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    // The signed bytes exactly: a leading BOM is kept (the default decoder would drop it).
+    body = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw new HttpError(401, "signature_invalid", "the request body is not UTF-8, so it is not Discord's");
   }
@@ -93,6 +95,14 @@ export async function discordInteraction(inbox, request) {
     read = readCommand(line);
   } catch (error) {
     return reply(`Not queued: ${error.message}`);
+  }
+  // Only the agents this channel is for (DISCORD_AGENTS, else DISCORD_AGENT_ID).
+  const agents = (env.DISCORD_AGENTS ?? env.DISCORD_AGENT_ID ?? "").split(",").map((id) => id.trim()).filter(Boolean);
+  if (!agents.includes(agent)) return reply(`Not queued: this channel commands ${agents.join(", ") || "no agent"}, not ${agent}.`);
+  // Discord approves nothing: a rule from here may only take a type off the whitelist (ask for approval
+  // again), never put one on it (which would let its actions run unasked). That needs an admin's signature.
+  if (read.verb === "whitelist" && !read.text.startsWith("remove ")) {
+    return reply("Not queued: from Discord a rule can only take a type off the whitelist (`remove <type>`). Adding one needs an admin's signed command in the inbox.");
   }
   const row = db.insertAgentCommand({ agentId: agent, at: now, approver: `discord:${user}`, keyId: "discord", ...read });
   db.appendAudit(now, null, "privileged_command", { agent_id: agent, seq: row.seq, verb: read.verb, text: read.text, approver: `discord:${user}`, channel: "discord", interaction: interaction.id });

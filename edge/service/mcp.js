@@ -21,6 +21,10 @@ const SERVER_INFO = { name: "agent-governor-edge-guard", version: "1" };
 const APPROVAL_META = "agent-governor/approval";
 const RECEIPT_META = "agent-governor/receipt";
 
+/** How often the upstream's tools are listed again for a name not in the list, and how many pages at most. */
+const RELIST_AFTER_MS = 10_000;
+const MAX_PAGES = 100;
+
 const errorResult = (text, meta) => ({ content: [{ type: "text", text }], isError: true, ...(meta ? { _meta: meta } : {}) });
 
 /** The upstream MCP server (MCP_UPSTREAM_URL): its client, connected once per inbox object, and its skill. */
@@ -34,18 +38,22 @@ export class McpUpstream {
     this.names = null;
   }
 
-  /** Whether the upstream has tool `name` (its list read once, and again when a name is not in it). */
+  /** Whether the upstream has tool `name` (its list read once, and again at most every 10 s for a name not in it). */
   async hasTool(name) {
     if (this.names?.has(name)) return true;
+    if (this.listedAt !== undefined && Date.now() - this.listedAt < RELIST_AFTER_MS) return false;
     const client = await this.connected();
     const names = new Set();
     let cursor;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
-      for (const tool of page.tools) names.add(tool.name);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined && names.size < 10_000);
+    // At most MAX_PAGES pages: an upstream that repeats a cursor ends the listing, not the guard.
+    for (let page = 0; page < MAX_PAGES; page += 1) {
+      const answer = await client.listTools(cursor === undefined ? {} : { cursor });
+      for (const tool of answer.tools) names.add(tool.name);
+      cursor = answer.nextCursor;
+      if (cursor === undefined) break;
+    }
     this.names = names;
+    this.listedAt = Date.now();
     return names.has(name);
   }
 
@@ -101,7 +109,16 @@ async function callTool(inbox, upstream, params) {
     throw new McpError(ErrorCode.InvalidParams, error.message);
   }
   const state = meta.requestState;
-  if (state === undefined) return pendingAnswer(inbox.proposeToolCall(change), inbox.env);
+  if (state === undefined) {
+    let view;
+    try {
+      view = inbox.proposeToolCall(change);
+    } catch (error) {
+      // A call the inbox will not take (too long to show, say) is the caller's error, not the server's.
+      throw new McpError(ErrorCode.InvalidParams, error?.message ?? String(error));
+    }
+    return pendingAnswer(view, inbox.env);
+  }
 
   const id = typeof state === "string" && state.startsWith(STATE_PREFIX) && state.length <= 100 ? state.slice(STATE_PREFIX.length) : null;
   const view = id !== null && inbox.db.approval(id) !== null ? inbox.view(id) : null;
@@ -110,6 +127,9 @@ async function callTool(inbox, upstream, params) {
     return errorResult(`${name} was not called: the requestState names another call; the arguments must be the approved ones`);
   }
   if (view.state === "pending") return pendingAnswer(view, inbox.env);
+  // Words an agent acts on: a call that ran, or may have, is never reported as not called.
+  if (view.state === "consumed") return errorResult(`${name} ran once already with this approval; it does not run again. Ask for a new approval only for a new call.`);
+  if (view.state === "in_flight") return errorResult(`${name} may have run: its outcome is unknown. A person must reconcile it in the inbox; do not ask again.`);
   if (view.state !== "approved") return errorResult(`${name} was not called: its approval is ${view.state}`);
 
   const result = await inbox.applyRequest(view.executor_request);

@@ -1,6 +1,6 @@
 // A proposal from the agent, checked field by field, and the approval the inbox and the agent see.
 
-import { changeLines, formatTime, parseTime, stateVersion } from "agent-governor/guard";
+import { changeLines, formatTime, parseTime, readJson, stateVersion, toolCallChange } from "agent-governor/guard";
 import { HttpError, onlyKeys, requireText } from "./http.js";
 
 export const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
@@ -12,6 +12,28 @@ function singleLine(value, path) {
     throw new HttpError(400, "invalid_input", `\`${path}\` must be one line: the request is exactly two lines`, path);
   }
   return value;
+}
+
+/**
+ * A tool call is exactly what the core makes of the tool and its arguments: `from` empty, `to` the arguments
+ * (a JSON object) as canonical JSON. Anything else would be signed as one thing and run as another.
+ */
+function requireToolCall(nodeId, change) {
+  let args;
+  try {
+    args = readJson(change.to, 64);
+  } catch (error) {
+    throw new HttpError(400, "invalid_input", `a tool call's \`to\` is its arguments as JSON: ${error?.message ?? error}`, "proposed_change.to");
+  }
+  let made;
+  try {
+    made = toolCallChange(typeof nodeId === "string" ? nodeId : "", args);
+  } catch (error) {
+    throw new HttpError(400, "invalid_input", error?.message ?? String(error), error?.path ?? "proposed_change");
+  }
+  if (change.from !== made.proposed_change.from || change.to !== made.proposed_change.to || nodeId !== made.node_id) {
+    throw new HttpError(400, "invalid_input", "a tool call's change is { type: \"tool_call\", from: \"\", to: <its arguments as canonical JSON> } on the tool's name", "proposed_change");
+  }
 }
 
 /** Reads a proposal body; the change's type must have a skill configured (nothing else could apply it). */
@@ -29,6 +51,7 @@ export function readProposal(body, skillTypes) {
     to: requireText(change.to, "proposed_change.to", { max: change.type === "tool_call" ? 16 * 1024 : 512 }),
   };
   if (proposed_change.from.length > 512) throw new HttpError(400, "invalid_input", "`proposed_change.from` is too long", "proposed_change.from");
+  if (proposed_change.type === "tool_call") requireToolCall(body.node_id, proposed_change);
   if (!skillTypes.includes(proposed_change.type)) {
     throw new HttpError(422, "no_skill", `no skill is configured for change type \`${proposed_change.type}\`; configured: ${skillTypes.join(", ") || "none"}`, "proposed_change.type");
   }

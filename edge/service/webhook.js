@@ -3,6 +3,24 @@
 // awaited by the request that made it, and never retried: a webhook that fails is recorded in the audit trail.
 
 const WEBHOOK_TIMEOUT_MS = 10_000;
+/** Discord's message flag that shows no link previews. */
+const SUPPRESS_EMBEDS = 4;
+
+/** `text` with Discord's markdown characters escaped: shown as written, never formatted or linked. */
+function escapeMarkdown(text) {
+  return text.replace(/[\\`*_~|>#[\]()<:-]/g, (character) => `\\${character}`);
+}
+
+/** At most `limit` UTF-16 units of `text`, never splitting a character (an ellipsis marks a cut). */
+function cutToCodePoints(text, limit) {
+  if (text.length <= limit) return text;
+  let cut = "";
+  for (const character of text) {
+    if (cut.length + character.length > limit - 1) break;
+    cut += character;
+  }
+  return `${cut}…`;
+}
 
 /** POSTs `payload` as JSON to `url`; `onFailure(message)` hears of a failure. Never retried. */
 function send(ctx, url, payload, onFailure) {
@@ -31,7 +49,10 @@ export function notifyWebhook(env, ctx, text, onFailure, approvalId = null) {
   if (env.WEBHOOK_URL) send(ctx, env.WEBHOOK_URL, { text }, onFailure);
   if (env.DISCORD_WEBHOOK_URL) {
     const link = env.INBOX_URL && approvalId ? ` ${env.INBOX_URL.replace(/#.*$/, "")}#approval-${encodeURIComponent(approvalId)}` : "";
-    send(ctx, env.DISCORD_WEBHOOK_URL, { content: `${text}${link}`.slice(0, 2000), allowed_mentions: { parse: [] } }, (message) => onFailure(`Discord: ${message}`));
+    // Markdown is escaped (an agent's text never becomes a link or a heading there), embeds are suppressed,
+    // and a long text is cut before the link, so the link always arrives.
+    const content = `${cutToCodePoints(escapeMarkdown(text), 2000 - link.length)}${link}`;
+    send(ctx, env.DISCORD_WEBHOOK_URL, { content, flags: SUPPRESS_EMBEDS, allowed_mentions: { parse: [] } }, (message) => onFailure(`Discord: ${message}`));
   }
 }
 

@@ -116,7 +116,7 @@ test("bad, missing and stale signatures are 401 before anything is read; a repla
 test("slash commands from allow-listed users queue the agent's privileged commands; others queue nothing", async () => {
   const before = (await commands()).length;
   const answers = [];
-  for (const [name, options] of [["goal", [["text", "close the sprint"]]], ["task", [["text", "triage the new bugs"]]], ["rules", [["text", "add deploy"]]], ["stop", []], ["resume", []]]) {
+  for (const [name, options] of [["goal", [["text", "close the sprint"]]], ["task", [["text", "triage the new bugs"]]], ["rules", [["text", "remove deploy"]]], ["stop", []], ["resume", []]]) {
     const answer = await post(signed(command(name, options)));
     assert.equal(answer.status, 200);
     assert.equal(answer.body.type, InteractionResponseType.CHANNEL_MESSAGE_WITH_SOURCE);
@@ -128,13 +128,19 @@ test("slash commands from allow-listed users queue the agent's privileged comman
   assert.deepEqual(queued.map((item) => [item.verb, item.text, item.approver]), [
     ["goal", "close the sprint", `discord:${ALLOWED}`],
     ["instruction", "triage the new bugs", `discord:${ALLOWED}`],
-    ["whitelist", "add deploy", `discord:${ALLOWED}`],
+    ["whitelist", "remove deploy", `discord:${ALLOWED}`],
     ["stop", "", `discord:${ALLOWED}`],
     ["resume", "", `discord:${ALLOWED}`],
   ]);
 
   const outsider = await post(signed(command("stop", [], OUTSIDER)));
   assert.match(outsider.body.data.content, /not allowed/);
+  // Discord approves nothing: putting a type on the whitelist (running it unasked) is refused.
+  const widen = await post(signed(command("rules", [["text", "add deploy"]])));
+  assert.match(widen.body.data.content, /^Not queued: from Discord a rule can only take a type off the whitelist/);
+  // Only the agents this channel is for.
+  const elsewhere = await post(signed(command("stop", [["agent", "prod-agent"]])));
+  assert.match(elsewhere.body.data.content, /^Not queued: this channel commands ops-agent, not prod-agent/);
   const invalid = await post(signed(command("rules", [["text", "delete everything"]])));
   assert.match(invalid.body.data.content, /^Not queued: `whitelist` is/);
   const unknown = await post(signed(command("approve", [["text", "all"]])));
@@ -158,6 +164,19 @@ test("Discord never approves: a button press is not a decision; new approvals re
   while (!received.some((message) => message.content.includes(approval.approval_id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   const message = received.find((item) => item.content.includes(approval.approval_id));
   assert.ok(message, JSON.stringify(received));
-  assert.equal(message.content, `New approval waiting: Execute: status_change on ${node}: todo -> in_progress (Impact: ${node}). Approval ${approval.approval_id}. https://inbox.example/inbox.html#approval-${approval.approval_id}`);
+  // Markdown escaped (shown as written), no previews, the link last.
+  const escaped = (text) => text.replace(/[\\`*_~|>#[\]()<:-]/g, (character) => `\\${character}`);
+  const text = `New approval waiting: Execute: status_change on ${node}: todo -> in_progress (Impact: ${node}). Approval ${approval.approval_id}.`;
+  assert.equal(message.content, `${escaped(text)} https://inbox.example/inbox.html#approval-${approval.approval_id}`);
   assert.deepEqual(message.allowed_mentions, { parse: [] });
+  assert.equal(message.flags, 4);
+
+  // An agent's link in a change is text there, not a link.
+  const phishing = nextNode();
+  board.board.set(phishing, "todo");
+  const bait = await propose(guard.client, phishing, { type: "status_change", from: "todo", to: "[Approve here](https://evil.example/login)" });
+  const deadline2 = Date.now() + 15_000;
+  while (!received.some((item) => item.content.includes(bait.approval_id)) && Date.now() < deadline2) await new Promise((resolve) => setTimeout(resolve, 100));
+  const baited = received.find((item) => item.content.includes(bait.approval_id));
+  assert.match(baited.content, /\\\[Approve here\\\]\\\(https\\:\/\/evil\.example\/login\\\)/);
 });

@@ -79,7 +79,7 @@ test("once a person signs it in the inbox, the call runs once with its receipt; 
     assert.equal(done._meta["agent-governor/receipt"].outcome, "applied");
     assert.deepEqual(sent(), [email]);
     const replay = await call(client, email, { requestState: approval.requestState });
-    assert.match(replay.content[0].text, /approval is consumed/);
+    assert.match(replay.content[0].text, /ran once already with this approval/);
     assert.equal((await guard.client.get(`/v1/approvals/${approval.approvalId}`)).body.state, "consumed");
     for (const requestState of ["ag1.no-such-approval", "nonsense", 42]) {
       assert.match((await call(client, email, { requestState })).content[0].text, /unknown or malformed/);
@@ -90,7 +90,7 @@ test("once a person signs it in the inbox, the call runs once with its receipt; 
     guard = await startGuardService(board, { persistTo: guard.persistTo, vars: { MCP_UPSTREAM_URL: upstream.url, MCP_WHITELIST: "lookup", INBOX_URL: "https://inbox.example/inbox.html" } });
     const restarted = await agentClient();
     try {
-      assert.match((await call(restarted, email, { requestState: approval.requestState })).content[0].text, /approval is consumed/);
+      assert.match((await call(restarted, email, { requestState: approval.requestState })).content[0].text, /ran once already with this approval/);
     } finally {
       await restarted.close();
     }
@@ -105,10 +105,29 @@ test("bad input: an unknown tool or oversized arguments are protocol errors; no 
   try {
     await assert.rejects(client.callTool({ name: "rm_rf", arguments: {} }), /rm_rf|tool/i);
     await assert.rejects(call(client, { to: "x".repeat(70_000), subject: "" }));
+    // Within the body limit, over what the inbox shows: the caller's error (invalid params), nothing proposed.
+    await assert.rejects(call(client, { to: "x".repeat(20_000), subject: "" }), (error) => error.code === -32602);
     assert.deepEqual(sent(), [email], "only the approved call ever ran");
   } finally {
     await client.close();
   }
   const anonymous = await fetch(`${guard.url}/v1/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
   assert.equal(anonymous.status, 401);
+});
+
+test("a tool call proposed directly is exactly the core's change for its arguments, or refused", async () => {
+  const propose = (proposed_change, node_id = "send_email") => guard.client.post("/v1/proposals", { node_id, proposed_change, intent: "tool call direct-1" }, AGENT);
+  const canonical = '{"subject":"Q3","to":"bob@example.com"}';
+  for (const [change, node] of [
+    [{ type: "tool_call", from: "", to: "not json at all" }],
+    [{ type: "tool_call", from: "", to: '{"to":"bob@example.com","subject":"Q3"}' }],
+    [{ type: "tool_call", from: "dry run only", to: canonical }],
+    [{ type: "tool_call", from: "", to: "[1,2]" }],
+    [{ type: "tool_call", from: "", to: canonical }, "send email"],
+  ]) {
+    const answer = await propose(change, node);
+    assert.equal(answer.status, 400, JSON.stringify(answer.body));
+    assert.equal(answer.body.code, "invalid_input");
+  }
+  assert.equal((await propose({ type: "tool_call", from: "", to: canonical })).status, 201);
 });
