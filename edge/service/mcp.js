@@ -11,7 +11,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { toolCallChange } from "agent-governor/guard";
+import { readJson, toolCallChange } from "agent-governor/guard";
+import { MAX_BODY_DEPTH } from "./http.js";
 
 /** The change type of a tool call, and the prefix of a request state (then the approval's id). */
 export const TOOL_CALL = "tool_call";
@@ -77,7 +78,12 @@ export class McpUpstream {
    */
   skill() {
     return {
-      preview: () => ({ current_status: "" }),
+      // Reached before the Apply is reserved: an upstream that cannot be reached leaves the approval usable
+      // (nothing was sent), rather than in flight with an unknown outcome.
+      preview: async () => {
+        await (await this.connected()).ping();
+        return { current_status: "" };
+      },
       apply: async ({ confirmation }) => {
         const client = await this.connected();
         const answer = await client.callTool({ name: confirmation.node_id, arguments: JSON.parse(confirmation.proposed_change.to) });
@@ -152,5 +158,19 @@ export async function mcpEndpoint(inbox, request) {
   server.setRequestHandler(CallToolRequestSchema, (callRequest) => callTool(inbox, upstream, callRequest.params));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
-  return transport.handleRequest(request);
+  // The body is read by the core, as every other body here: a duplicate key or a nesting too deep is refused,
+  // never resolved by whichever parser reads it.
+  let parsedBody;
+  if (request.method === "POST") {
+    const text = await request.text();
+    try {
+      parsedBody = readJson(text, MAX_BODY_DEPTH);
+    } catch (error) {
+      return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: ErrorCode.ParseError, message: error?.message ?? "the body is not JSON" }, id: null }), {
+        status: 400,
+        headers: { "content-type": "application/json" },
+      });
+    }
+  }
+  return transport.handleRequest(new Request(request.url, { method: request.method, headers: request.headers }), { parsedBody });
 }

@@ -111,6 +111,14 @@ test("bad input: an unknown tool or oversized arguments are protocol errors; no 
   } finally {
     await client.close();
   }
+  // A duplicate key is refused by the core's reader, as in every other body here.
+  const duplicate = await fetch(`${guard.url}/v1/mcp`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${AGENT}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_email","arguments":{"to":"a","to":"evil","subject":"s"}}}',
+  });
+  assert.equal(duplicate.status, 400);
+  assert.equal((await duplicate.json()).error.code, -32700);
   const anonymous = await fetch(`${guard.url}/v1/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
   assert.equal(anonymous.status, 401);
 });
