@@ -24,6 +24,7 @@ export const RECEIPT_META = "agent-governor/receipt";
 export const RECEIPT_ERROR_META = "agent-governor/receipt_error";
 
 const STATE_PREFIX = "ag1.";
+const CALL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const pendingKey = (callId) => `mcp-call/${callId}`;
 /** The pending call of one connection for one change: a URL-mode retry (same tool, same arguments) finds it. */
 const digestKey = (connection, digest) => `mcp-digest/${connection}/${digest}`;
@@ -76,7 +77,8 @@ export async function createMcpGateway(options) {
 
   /** The pending call a request state names, or null. */
   async function pendingFromState(state) {
-    if (typeof state !== "string" || !state.startsWith(STATE_PREFIX) || state.length > 200) return null;
+    // A request state names a call id this gateway made (a UUID): nothing else reaches the store's keys.
+    if (typeof state !== "string" || !CALL_ID.test(state.slice(STATE_PREFIX.length)) || !state.startsWith(STATE_PREFIX)) return null;
     const text = await store.get(pendingKey(state.slice(STATE_PREFIX.length)));
     return typeof text === "string" ? JSON.parse(text) : null;
   }
