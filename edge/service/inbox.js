@@ -215,7 +215,7 @@ export class ApprovalInbox extends DurableObject {
       case "POST mcp":
         need("agent");
         if (this.mcp === null) throw new HttpError(404, "not_found", "the MCP gateway is not configured on this guard (MCP_UPSTREAM_URL)");
-        return mcpEndpoint(this, request);
+        return mcpEndpoint(this, request, roles);
       case "POST discord/:id":
         // Signed by Discord, not by a bearer token: the signature is checked before anything else.
         if (id !== "interactions") throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
@@ -324,10 +324,10 @@ export class ApprovalInbox extends DurableObject {
     return json(this.createApproval(readProposal(await readJsonObject(request), this.skillTypes())), 201);
   }
 
-  /** A tool call (`toolCallChange`'s node and change) asked for through the MCP gateway, as a new approval. */
-  proposeToolCall({ node_id, proposed_change }) {
+  /** A tool call (`toolCallChange`'s node and change) asked for through the MCP gateway by `agent`, as a new approval. */
+  proposeToolCall({ node_id, proposed_change }, agent) {
     const intent = `tool call ${crypto.randomUUID()}`;
-    return this.createApproval(readProposal({ node_id, proposed_change, intent, agent_id: "mcp" }, this.skillTypes()));
+    return this.createApproval(readProposal({ node_id, proposed_change, intent, agent_id: agent }, this.skillTypes()));
   }
 
   /** Stores a read proposal as a pending approval, tells the feed and the webhooks; returns its view. */

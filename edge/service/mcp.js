@@ -102,8 +102,17 @@ function pendingAnswer(view, env) {
   return errorResult(text, { [APPROVAL_META]: approval });
 }
 
+/**
+ * Who asks: the agent a bound agent token acts for (`agent:<id>`), or `mcp` for a token bound to none. An
+ * approval is used only by the one who asked for it.
+ */
+function askerOf(roles) {
+  const bound = [...roles].find((role) => role.startsWith("agent:"));
+  return bound === undefined ? "mcp" : bound.slice("agent:".length);
+}
+
 /** `tools/call`: forwarded (whitelisted), proposed (new), or applied once its approval is signed. */
-async function callTool(inbox, upstream, params) {
+async function callTool(inbox, upstream, params, asker) {
   const { name, arguments: args = {}, _meta: meta = {} } = params;
   // Nothing is proposed for a tool the upstream does not have.
   if (!(await upstream.hasTool(name))) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
@@ -118,7 +127,7 @@ async function callTool(inbox, upstream, params) {
   if (state === undefined) {
     let view;
     try {
-      view = inbox.proposeToolCall(change);
+      view = inbox.proposeToolCall(change, asker);
     } catch (error) {
       // A call the inbox will not take (too long to show, say) is the caller's error, not the server's.
       throw new McpError(ErrorCode.InvalidParams, error?.message ?? String(error));
@@ -132,6 +141,7 @@ async function callTool(inbox, upstream, params) {
   if (view.node_id !== change.node_id || view.proposed_change?.type !== TOOL_CALL || view.proposed_change.to !== change.proposed_change.to) {
     return errorResult(`${name} was not called: the requestState names another call; the arguments must be the approved ones`);
   }
+  if (view.agent_id !== asker) return errorResult(`${name} was not called: the requestState names a call another agent asked for`);
   if (view.state === "pending") return pendingAnswer(view, inbox.env);
   // Words an agent acts on: a call that ran, or may have, is never reported as not called.
   if (view.state === "consumed") return errorResult(`${name} ran once already with this approval; it does not run again. Ask for a new approval only for a new call.`);
@@ -151,11 +161,12 @@ async function callTool(inbox, upstream, params) {
 }
 
 /** Answers one MCP request (JSON-RPC over Streamable HTTP, stateless: a server per request). */
-export async function mcpEndpoint(inbox, request) {
+export async function mcpEndpoint(inbox, request, roles) {
+  const asker = askerOf(roles);
   const upstream = inbox.mcp;
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   server.setRequestHandler(ListToolsRequestSchema, async (listRequest) => (await upstream.connected()).listTools(listRequest.params));
-  server.setRequestHandler(CallToolRequestSchema, (callRequest) => callTool(inbox, upstream, callRequest.params));
+  server.setRequestHandler(CallToolRequestSchema, (callRequest) => callTool(inbox, upstream, callRequest.params, asker));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   // The body is read by the core, as every other body here: a duplicate key or a nesting too deep is refused,

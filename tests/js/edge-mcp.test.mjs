@@ -17,6 +17,8 @@ import { startSampleServer } from "./support/mcp-sample-server.mjs";
 const sentLog = join(mkdtempSync(join(tmpdir(), "edge-mcp-")), "sent.log");
 const sent = () => (existsSync(sentLog) ? readFileSync(sentLog, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line)) : []);
 const email = { to: "bob@example.com", subject: "Q3" };
+const OTHER_AGENT = "other-agent-token";
+const vars = () => ({ MCP_UPSTREAM_URL: upstream.url, MCP_WHITELIST: "lookup", INBOX_URL: "https://inbox.example/inbox.html", AGENT_TOKENS: `${AGENT},other-agent=${OTHER_AGENT}` });
 let upstream;
 let board;
 let guard;
@@ -25,7 +27,7 @@ let key;
 before(async () => {
   upstream = await startSampleServer(sentLog);
   board = await startTaskBoard();
-  guard = await startGuardService(board, { vars: { MCP_UPSTREAM_URL: upstream.url, MCP_WHITELIST: "lookup", INBOX_URL: "https://inbox.example/inbox.html" } });
+  guard = await startGuardService(board, { vars: vars() });
   key = await registerEd25519(guard.client, "ivy", "laptop");
 });
 
@@ -35,9 +37,9 @@ after(async () => {
   await upstream?.close();
 });
 
-async function agentClient() {
+async function agentClient(token = AGENT) {
   const client = new Client({ name: "agent", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${guard.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${AGENT}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${guard.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   return client;
 }
 
@@ -73,6 +75,13 @@ test("once a person signs it in the inbox, the call runs once with its receipt; 
     assert.equal(decided.status, 200, JSON.stringify(decided.body));
     const altered = await call(client, { ...email, to: "eve@example.com" }, { requestState: approval.requestState });
     assert.match(altered.content[0].text, /names another call/);
+    // Another agent's token cannot use it.
+    const other = await agentClient(OTHER_AGENT);
+    try {
+      assert.match((await call(other, email, { requestState: approval.requestState })).content[0].text, /another agent asked for/);
+    } finally {
+      await other.close();
+    }
     const done = await call(client, email, { requestState: approval.requestState });
     assert.equal(done.isError, undefined, JSON.stringify(done));
     assert.equal(done.content[0].text, "sent to bob@example.com");
@@ -87,7 +96,7 @@ test("once a person signs it in the inbox, the call runs once with its receipt; 
     // The guard restarts on its stored state: the replay is still refused.
     await client.close();
     await guard.kill();
-    guard = await startGuardService(board, { persistTo: guard.persistTo, vars: { MCP_UPSTREAM_URL: upstream.url, MCP_WHITELIST: "lookup", INBOX_URL: "https://inbox.example/inbox.html" } });
+    guard = await startGuardService(board, { persistTo: guard.persistTo, vars: vars() });
     const restarted = await agentClient();
     try {
       assert.match((await call(restarted, email, { requestState: approval.requestState })).content[0].text, /ran once already with this approval/);
