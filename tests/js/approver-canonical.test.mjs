@@ -6,17 +6,10 @@ import { test } from "node:test";
 import { actionBytes, confirmationBytes, receiptBytes } from "../../dist/approver/canonical.js";
 import { passkeyActionChallenge, passkeyChallenge } from "agent-governor/approver";
 import { actionChallenge, canonicalAction, canonicalConfirmation, canonicalReceipt, confirmationChallenge } from "agent-governor/guard";
+import { xorshift } from "./support/xorshift.mjs";
 
-// Deterministic pseudo-random values (xorshift), so a failure names a reproducible case.
 function generator(seed) {
-  let state = seed >>> 0 || 1;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-  const pick = (items) => items[Math.floor(next() * items.length)];
+  const { next, pick } = xorshift(seed);
   const PIECES = [
     "a", "Z", "0", " ", "\"", "\\", "/", "\n", "\r", "\t", "\b", "\f", "\u0000", "\u0001", "\u001f", "\u007f",
     "\u0080", "\u00e9", "\u2028", "\u2029", "\u202e", "\u200b", "\ufeff", "日本語", "😀", "\ud83d\udc4d", "<", ">", "&",

@@ -6,16 +6,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import canonicalize from "canonicalize";
 import { Guard, changeLines, issueConfirmation, requestFor, toolCallChange } from "agent-governor";
+import { xorshift } from "./support/xorshift.mjs";
 
 function generator(seed) {
-  let state = seed >>> 0 || 1;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-  const pick = (items) => items[Math.floor(next() * items.length)];
+  const { next, pick } = xorshift(seed);
   const KEYS = ["a", "b", "", "é", "\u00e9", "e\u0301", "\ue000", "😀", "\u007f", "A", "10", "2", "to", "cc", "\"", "\\", "\n"];
   const NUMBERS = [0, -0, 1, -1, 0.1, 12.5, 1e21, 1e20, 1.5e-7, 1e-6, 1e-7, 5e-324, Number.MAX_SAFE_INTEGER, 2 ** 60, 1.7976931348623157e308, 4.35, 333333333.3333333, 123e-20];
   const STRINGS = ["", "bob", "hi <b>", "\u2028\u2029", "\u0000\u001f", "日本語", "😀", "\"\\/", "\ud83d\ude00x", "a\tb"];

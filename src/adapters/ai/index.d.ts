@@ -1,23 +1,13 @@
 // Declarations of `agent-governor/ai`, the Vercel AI SDK adapter (ai 7).
 import type { ToolApprovalResponse, ToolApprovalStatus, ToolSet, TypedToolCall } from "ai";
-import type { Confirmation, ConfirmationStore, VerificationKeys } from "agent-governor";
-import type { GovernedToolCalls, ToolCallDraft } from "agent-governor";
+import type { Confirmation, GovernToolCallsOptions, GovernedToolCalls, ToolCallDraft } from "agent-governor";
 
 /** The SDK's tool call (`{ toolCallId, toolName, input }`), or the `tool-approval-request` part that carries one. */
 export type AiToolCall = Pick<TypedToolCall<ToolSet>, "toolCallId" | "toolName" | "input">;
 export type AiApprovalRequest = { type: "tool-approval-request"; approvalId: string; toolCall: AiToolCall };
 
-export type GovernToolsOptions = {
-  /** Where confirmations (and which call each was kept for) are kept: the Executor's store. */
-  store: ConfirmationStore;
-  /** The approvers' verification keys: Ed25519 or passkey public keys, or an HMAC secret of a server that issues approvals. */
-  keys: VerificationKeys;
-  /** Tools that run with no approval. */
-  whitelist?: string[];
-  /** Host clock in epoch milliseconds. */
-  now?: () => number;
-  [option: string]: unknown;
-};
+/** The Executor's `store`, `keys` and other options, and `whitelist`: as for `governToolCalls`. */
+export type GovernToolsOptions = GovernToolCallsOptions;
 
 export interface GovernedTools<TOOLS extends ToolSet> {
   /** The tool set to give `generateText`, `streamText` or a `ToolLoopAgent`: governed tools need approval and run only as approved. */

@@ -1,5 +1,5 @@
 // Declarations of `agent-governor/langgraph`, the LangGraph.js adapter (@langchain/langgraph 1).
-import type { ConfirmationStore, GovernedToolCalls, ToolCallDraft, VerificationKeys } from "agent-governor";
+import type { GovernToolCallsOptions, GovernedToolCalls, ToolCallDraft } from "agent-governor";
 
 /** The `type` of a governed call's interrupt value. */
 export declare const APPROVAL_INTERRUPT: "agent-governor/approval";
@@ -17,17 +17,8 @@ export type ApprovalInterrupt = {
   refused: { code: string; message: string } | null;
 };
 
-export type GovernGraphToolsOptions = {
-  /** Where confirmations are kept: the Executor's store. Share it between processes that resume threads. */
-  store: ConfirmationStore;
-  /** The approvers' verification keys: Ed25519 or passkey public keys, or an HMAC secret of a server that issues approvals. */
-  keys: VerificationKeys;
-  /** Tools that run with no approval. */
-  whitelist?: string[];
-  /** Host clock in epoch milliseconds. */
-  now?: () => number;
-  [option: string]: unknown;
-};
+/** As for `governToolCalls`; share the `store` between processes that resume threads. */
+export type GovernGraphToolsOptions = GovernToolCallsOptions;
 
 export interface GovernedGraphTools<TOOLS extends Record<string, (args: any, context?: any) => unknown>> {
   /**

@@ -1,7 +1,7 @@
 // Declarations of `agent-governor/mcp`, the MCP gateway (@modelcontextprotocol/sdk 1).
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Confirmation, ConfirmationStore, GovernedToolCalls, Receipt, ToolCallDraft, VerificationKeys } from "agent-governor";
+import type { Confirmation, GovernToolCallsOptions, GovernedToolCalls, Receipt, ToolCallDraft } from "agent-governor";
 
 /** A request's `_meta` key for the signed confirmation, when a client calls again. */
 export declare const CONFIRMATION_META: "agent-governor/confirmation";
@@ -20,22 +20,15 @@ export type PendingApproval = { callId: string; requestState: string; lines: [st
 /** The host's Ed25519 key that signs receipts (a WebCrypto `CryptoKey`). */
 type HostCryptoKey = typeof globalThis extends { CryptoKey: { prototype: infer Key } } ? Key : object;
 
-export type McpGatewayOptions = {
+/** The options of `governToolCalls` (the `store` also keeps pending calls and receipts), and the gateway's own. */
+export type McpGatewayOptions = GovernToolCallsOptions & {
   /** The upstream MCP server, through a connected SDK `Client` (stdio, Streamable HTTP, ...). */
   upstream: Client;
-  /** Where pending calls, confirmations and receipts are kept: the Executor's store (shared across restarts). */
-  store: ConfirmationStore;
-  /** The approvers' verification keys: Ed25519 or passkey public keys, or an HMAC secret of a server that issues approvals. */
-  keys: VerificationKeys;
-  /** Tools forwarded with no approval. */
-  whitelist?: string[];
   /** The page where a person approves call `callId`: offered through URL-mode elicitation to clients that support it. */
   approvalUrl?: (callId: string) => string | URL;
   /** Signs the receipts. */
   receiptKey: { keyId: string; privateKey: HostCryptoKey };
   serverInfo?: { name: string; version: string };
-  now?: () => number;
-  [option: string]: unknown;
 };
 
 export interface McpGateway {

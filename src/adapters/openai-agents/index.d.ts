@@ -1,18 +1,9 @@
 // Declarations of `agent-governor/openai-agents`, the OpenAI Agents SDK (JS) adapter (@openai/agents 0.20).
 import type { FunctionTool, RunState, RunToolApprovalItem, tool } from "@openai/agents";
-import type { Confirmation, ConfirmationStore, GovernedToolCalls, ToolCallDraft, VerificationKeys } from "agent-governor";
+import type { Confirmation, GovernToolCallsOptions, GovernedToolCalls, ToolCallDraft } from "agent-governor";
 
-export type GovernAgentToolsOptions = {
-  /** Where confirmations (and which call each was kept for) are kept: the Executor's store. Share it between processes that resume runs. */
-  store: ConfirmationStore;
-  /** The approvers' verification keys: Ed25519 or passkey public keys, or an HMAC secret of a server that issues approvals. */
-  keys: VerificationKeys;
-  /** Names of tools that run with no approval. */
-  whitelist?: string[];
-  /** Host clock in epoch milliseconds. */
-  now?: () => number;
-  [option: string]: unknown;
-};
+/** As for `governToolCalls`; share the `store` between processes that resume runs. */
+export type GovernAgentToolsOptions = GovernToolCallsOptions;
 
 /** One of a run's `interruptions` for a function tool, or its raw function call item. */
 export type AgentToolInterruption = RunToolApprovalItem | { rawItem: { type: "function_call"; callId: string; name: string; arguments: string } };
