@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 crate=agent_governor
+# shellcheck source=scripts/release-wasm.sh
+source scripts/release-wasm.sh
 command -v twiggy >/dev/null || cargo install --quiet twiggy
 
 compressed() { # FILE -> "raw gzip brotli"
@@ -31,12 +33,12 @@ ledger() { # NAME TARGET_DIR [FEATURE FLAGS...]
   shift 2
   local work
   work=$(mktemp -d)
-  cargo rustc --quiet --release --target wasm32-unknown-unknown --lib --crate-type cdylib --target-dir "$target_dir" "$@"
+  compile_release_wasm "$target_dir" "$@"
   wasm-bindgen "$target_dir/wasm32-unknown-unknown/release/$crate.wasm" --out-dir "$work" --target web
   node_modules/.bin/wasm-opt -Oz --debuginfo "$work/${crate}_bg.wasm" -o "$work/named.wasm"
   printf '\n%s module, bytes per crate (after wasm-opt; data and glue counted apart)\n' "$name"
   twiggy top -n 1000000 "$work/named.wasm" | python3 "$(dirname "$0")/size_ledger.py"
   rm -rf "$work"
 }
-ledger full target
-ledger guard target/guard --no-default-features
+ledger full target/release-wasm/full
+ledger guard target/release-wasm/guard --no-default-features

@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const INPUTS = ["src", "prompts", "Cargo.toml", "Cargo.lock", "scripts/build.sh", "scripts/size-budget.mjs", "scripts/build-inputs.mjs", "scripts/package-entries.mjs"];
+const INPUTS = ["src", "prompts", "Cargo.toml", "Cargo.lock", "scripts/build.sh", "scripts/release-wasm.sh", "scripts/size-budget.mjs", "scripts/build-inputs.mjs", "scripts/package-entries.mjs"];
 
 function files(path) {
   const stat = statSync(path, { throwIfNoEntry: false });
@@ -35,5 +35,7 @@ for (const file of INPUTS.flatMap((input) => files(join(root, input)))) {
   hash.update("\0");
 }
 hash.update(version("rustc", ["-V"]));
+const releaseToolchain = /^RELEASE_TOOLCHAIN=(\S+)$/m.exec(readFileSync(join(root, "scripts/release-wasm.sh"), "utf8"))?.[1];
+hash.update(version("rustc", [`+${releaseToolchain}`, "-V"]));
 hash.update(version("wasm-bindgen", ["--version"]));
 console.log(hash.digest("hex"));

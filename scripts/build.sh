@@ -9,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log() { printf '[build] %s\n' "$*"; }
+# shellcheck source=scripts/release-wasm.sh
+source scripts/release-wasm.sh
 crate=agent_governor
 out=dist
 inputs=$(node scripts/build-inputs.mjs)
@@ -22,10 +24,8 @@ rm -rf "$out"
 build_module() {
   local name=$1 target_dir=$2 module_dir=$3
   shift 3
-  # `cargo build` skips LTO for a crate that is both cdylib and rlib; building the cdylib alone applies it.
-  log "$name: compiling the release cdylib (real LTO) $*"
-  cargo rustc --quiet --release --target wasm32-unknown-unknown --lib --crate-type cdylib \
-    --target-dir "$target_dir" "$@"
+  log "$name: compiling the release cdylib (real LTO, $RELEASE_TOOLCHAIN with its std rebuilt) $*"
+  compile_release_wasm "$target_dir" "$@"
   mkdir -p "$module_dir/wasm"
   # One web-target output serves every host: each entry point instantiates it its own way. Distinct names, so
   # a bundle with both modules never has two files of one name.
@@ -37,8 +37,8 @@ build_module() {
 }
 
 # Separate target directories: the two feature sets never invalidate each other's incremental cache.
-build_module full target "$out"
-build_module guard target/guard "$out/guard" --no-default-features
+build_module full target/release-wasm/full "$out"
+build_module guard target/release-wasm/guard "$out/guard" --no-default-features
 
 # Shared by both modules, once: the approver helpers (plain JavaScript over WebCrypto, no wasm:
 # `agent-governor/approver`), and the full module's control-loop driver and log stores.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every fuzz target with cargo-fuzz on the nightly toolchain and prints the executions per target.
-# Without a nightly toolchain or cargo-fuzz it says so and exits cleanly.
+# Runs every fuzz target with cargo-fuzz on the pinned nightly toolchain (scripts/release-wasm.sh) and prints
+# the executions per target. Without that toolchain or cargo-fuzz it says so and exits cleanly.
 # Usage: bash scripts/fuzz.sh [SECONDS]        each target for SECONDS (default 60)
 #        bash scripts/fuzz.sh --runs COUNT     each target for COUNT executions (for example 10000000)
 # SANITIZER=none (default: address) trades AddressSanitizer for about three times the executions; the crate
@@ -16,19 +16,21 @@ else
   limit=(-max_total_time="${1:-60}")
   budget="${1:-60}s"
 fi
-if ! rustup toolchain list | grep -q '^nightly'; then
-  echo "[fuzz] no nightly toolchain on this machine: fuzzing skipped"
+# shellcheck source=scripts/release-wasm.sh
+source scripts/release-wasm.sh
+if ! rustup toolchain list | grep -q "^$RELEASE_TOOLCHAIN"; then
+  echo "[fuzz] no $RELEASE_TOOLCHAIN toolchain on this machine (scripts/setup.sh installs it): fuzzing skipped"
   exit 0
 fi
 if ! command -v cargo-fuzz >/dev/null; then
   echo "[fuzz] cargo-fuzz is not installed (cargo install cargo-fuzz): fuzzing skipped"
   exit 0
 fi
-for target in $(cargo +nightly fuzz list --fuzz-dir fuzz); do
+for target in $(cargo "+$RELEASE_TOOLCHAIN" fuzz list --fuzz-dir fuzz); do
   mkdir -p "fuzz/corpus/$target" "fuzz/regressions/$target"
   log=$(mktemp)
   started=$(date +%s)
-  if ! cargo +nightly fuzz run --sanitizer "${SANITIZER:-address}" --fuzz-dir fuzz "$target" "fuzz/corpus/$target" "fuzz/regressions/$target" -- \
+  if ! cargo "+$RELEASE_TOOLCHAIN" fuzz run --sanitizer "${SANITIZER:-address}" --fuzz-dir fuzz "$target" "fuzz/corpus/$target" "fuzz/regressions/$target" -- \
       "${limit[@]}" -max_len=65536 -print_final_stats=1 >"$log" 2>&1; then
     tail -n 40 "$log"
     echo "[fuzz] $target FAILED (crash input kept under fuzz/artifacts/$target)"

