@@ -525,6 +525,112 @@ fn the_signature_counter_must_grow_where_the_authenticator_keeps_one() {
     assert!(!sign_count_advances(5, 0));
 }
 
+// ---- ES256 verified by the host ----
+
+/// What a host's WebCrypto does with a request: ECDSA P-256 / SHA-256 over the raw point and `r || s`.
+fn host_verifies(request: &host_verification::HostVerification) -> bool {
+    use p256::ecdsa::signature::Verifier as _;
+    assert_eq!(
+        request.algorithm,
+        host_verification::HostAlgorithm::EcdsaP256Sha256
+    );
+    assert_eq!(request.public_key.len(), 65, "a SEC1 uncompressed point");
+    assert_eq!(request.signature.len(), 64, "r || s");
+    let key = p256::ecdsa::VerifyingKey::from_sec1_bytes(&request.public_key).unwrap();
+    let signature = p256::ecdsa::Signature::from_slice(&request.signature).unwrap();
+    key.verify(&request.signed, &signature).is_ok()
+}
+
+#[test]
+fn an_es256_passkey_assertion_is_offered_to_the_host_with_the_exact_bytes_it_signed() {
+    let passkey = Passkey::es256();
+    let keys = ring(&[("alice-passkey", passkey.spec())]);
+    let approval = passkey_approved(&passkey, |p| p.counter = 3);
+    let request = keys
+        .host_verification(&approval)
+        .expect("an ES256 assertion");
+    assert!(host_verifies(&request));
+    request.accept();
+    assert_eq!(verdict(&keys, &approval), CheckVerdict::Pass);
+    assert!(
+        keys.host_verification(&approval).is_none(),
+        "a verification already known is not asked again"
+    );
+}
+
+#[test]
+fn a_host_verification_is_offered_only_for_es256_assertions_that_pass_every_other_check() {
+    let es256 = Passkey::es256();
+    let eddsa = Passkey::eddsa();
+    let alice = ed25519_signing_key(1);
+    let keys = ring(&[("alice-passkey", es256.spec())]);
+    let wrong_origin = passkey_approved(&es256, |p| p.origin = "https://evil.example");
+    assert!(keys.host_verification(&wrong_origin).is_none());
+    assert!(
+        passkey_reason(&es256, &wrong_origin)
+            .unwrap()
+            .contains("origin")
+    );
+    let not_verified_user = passkey_approved(&es256, |p| p.flags = 0x01);
+    assert!(keys.host_verification(&not_verified_user).is_none());
+
+    let eddsa_keys = ring(&[("alice-passkey", eddsa.spec())]);
+    assert!(
+        eddsa_keys
+            .host_verification(&passkey_approved(&eddsa, |_| {}))
+            .is_none()
+    );
+    let ed25519_keys = ring(&[("alice", ed25519_spec(&alice))]);
+    assert!(
+        ed25519_keys
+            .host_verification(&ed25519_signed(&alice, "alice", unsigned()))
+            .is_none()
+    );
+
+    let mut revoked_spec = serde_json::to_value(es256.spec()).unwrap();
+    revoked_spec["revoked"] = json!(true);
+    let revoked = ring(&[("alice-passkey", keyspec(revoked_spec))]);
+    assert!(
+        revoked
+            .host_verification(&passkey_approved(&es256, |p| p.counter = 9))
+            .is_none()
+    );
+}
+
+#[test]
+fn a_host_answer_binds_the_exact_bytes_and_a_refusal_leaves_the_module_to_decide() {
+    let passkey = Passkey::es256();
+    let keys = ring(&[("alice-passkey", passkey.spec())]);
+    // A signature of another assertion: well formed, but not over these bytes.
+    let mut forged = passkey_approved(&passkey, |p| p.counter = 11);
+    let other = passkey_approved(&passkey, |p| p.counter = 12);
+    forged.assertion.as_mut().unwrap().signature = other.assertion.unwrap().signature;
+    let request = keys.host_verification(&forged).expect("well formed");
+    assert!(!host_verifies(&request), "the host refuses it");
+    drop(request);
+    assert!(
+        passkey_reason(&passkey, &forged)
+            .unwrap()
+            .contains("does not match"),
+        "nothing recorded: the module's verifier decides"
+    );
+
+    // The fact is about those bytes only: the same assertion on another change is not covered by it.
+    let approval = passkey_approved(&passkey, |p| p.counter = 13);
+    keys.host_verification(&approval).unwrap().accept();
+    let mut moved = approval.clone();
+    moved.proposed_change.to = "deleted".into();
+    assert!(
+        keys.host_verification(&moved).is_none(),
+        "fails the challenge check"
+    );
+    assert!(
+        passkey_reason(&passkey, &moved)
+            .unwrap()
+            .contains("another challenge")
+    );
+}
+
 // ---- signed human actions ----
 
 fn action(kind: HumanActionKind, at: &str) -> HumanAction {

@@ -376,7 +376,7 @@ export class ApprovalInbox extends DurableObject {
     throw new HttpError(400, "invalid_input", "decision must be \"y\" or \"n\"", "decision");
   }
 
-  approve(id, confirmation) {
+  async approve(id, confirmation) {
     if (!isPlainObject(confirmation)) throw new HttpError(400, "invalid_input", "a y needs the signed `confirmation`", "confirmation");
     const view = this.pending(id);
     for (const field of LIFECYCLE_FIELDS) {
@@ -396,7 +396,8 @@ export class ApprovalInbox extends DurableObject {
       throw new HttpError(403, "wrong_audience", `the confirmation must name this inbox's audience \`${view.draft.audience}\` (the draft carries it)`, "confirmation.audience");
     }
     const { guard } = this.verifier();
-    const verdict = guard.check(confirmation, requestFor(confirmation));
+    // checkAsync: a passkey's P-256 signature is verified by the runtime's WebCrypto (the same verdict as check).
+    const verdict = await guard.checkAsync(confirmation, requestFor(confirmation));
     if (verdict.verdict === "rejected") throw rejection(verdict);
     if (verdict.verdict !== "pending_precondition") throw new HttpError(500, "internal", "unexpected verdict; nothing was approved");
     this.advanceCounter(confirmation.key_id, confirmation.assertion);

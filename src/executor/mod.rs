@@ -13,6 +13,7 @@ pub mod confirmation;
 pub mod consumption;
 pub mod direct;
 pub mod discord_request;
+pub mod host_verification;
 pub mod human_action;
 pub mod issue;
 pub mod ledger;

@@ -43,6 +43,26 @@ pub fn verify_assertion(
     challenge: &[u8],
     assertion: &PasskeyAssertion,
 ) -> Result<u32, String> {
+    let prepared = prepare_assertion(relying_party, challenge, assertion)?;
+    key.verify(&prepared.signed, &prepared.signature)?;
+    Ok(prepared.sign_count)
+}
+
+/// An assertion that passed every check but the signature: the bytes the authenticator signed, the
+/// signature as sent, and the counter.
+pub struct PreparedAssertion {
+    pub signed: Vec<u8>,
+    pub signature: Vec<u8>,
+    pub sign_count: u32,
+}
+
+/// Every check of WebAuthn section 7.2 but the signature itself: the client data (type, challenge, origin,
+/// not cross-origin) and the authenticator data (relying party, user present and verified).
+pub fn prepare_assertion(
+    relying_party: &RelyingParty,
+    challenge: &[u8],
+    assertion: &PasskeyAssertion,
+) -> Result<PreparedAssertion, String> {
     let client_data_json = decode_part("client_data_json", &assertion.client_data_json)?;
     let authenticator_data = decode_part("authenticator_data", &assertion.authenticator_data)?;
     let signature = decode_part("signature", &assertion.signature)?;
@@ -72,8 +92,11 @@ pub fn verify_assertion(
 
     let mut signed = authenticator_data;
     signed.extend_from_slice(&Sha256::digest(&client_data_json));
-    key.verify(&signed, &signature)?;
-    Ok(sign_count)
+    Ok(PreparedAssertion {
+        signed,
+        signature,
+        sign_count,
+    })
 }
 
 /// The relying party hash, the user presence and verification flags; returns the signature counter.

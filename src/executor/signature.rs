@@ -9,9 +9,10 @@
 //! and a verifier that holds only public keys cannot mint one either.
 
 use super::confirmation::{Confirmation, ConfirmedBy};
-use super::passkey::{PasskeyAssertion, verify_assertion};
+use super::host_verification::HostVerification;
+use super::passkey::{PasskeyAssertion, prepare_assertion, verify_assertion};
 use super::public_key::{KeySpec, ParsedPublicKey, PublicKeySpec};
-use super::verified_cache::VerifiedCache;
+use super::verified_cache::{Fingerprint, VerifiedCache};
 use crate::input::{InputError, InputErrorCode};
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
@@ -201,6 +202,40 @@ impl KeyRing {
             .map(|_| ())
     }
 
+    /// The signature of `confirmation` for the host to verify, when it is an ES256 passkey assertion under a
+    /// trusted, unrevoked key that passes every other check and whose verification is not remembered yet;
+    /// `None` otherwise (the check decides those on its own). See [`HostVerification`].
+    pub fn host_verification(&self, confirmation: &Confirmation) -> Option<HostVerification> {
+        let key_id = confirmation.key_id.as_deref()?;
+        let assertion = confirmation.assertion.as_ref()?;
+        if confirmation.signature.is_some() {
+            return None;
+        }
+        let TrustedKey::Public {
+            parsed, identity, ..
+        } = self.keys.get(key_id)?
+        else {
+            return None;
+        };
+        let relying_party = parsed.relying_party.as_ref()?;
+        if parsed.revoked {
+            return None;
+        }
+        let challenge = Sha256::digest(canonical_bytes(confirmation, key_id));
+        let fingerprint = assertion_fingerprint(identity, key_id, &challenge, assertion);
+        if VerifiedCache::get(&fingerprint).is_some() {
+            return None;
+        }
+        let prepared = prepare_assertion(relying_party, &challenge, assertion).ok()?;
+        HostVerification::for_p256(
+            &parsed.key,
+            prepared.signed,
+            &prepared.signature,
+            fingerprint,
+            Some(prepared.sign_count),
+        )
+    }
+
     /// Checks that `proof` signs the bytes `message(key_id)` with a trusted, unrevoked key. Returns the
     /// passkey's signature counter for a passkey assertion.
     pub fn verify_proof(
@@ -276,14 +311,7 @@ impl KeyRing {
                     ));
                 };
                 let challenge = Sha256::digest(message(key_id));
-                let fingerprint = VerifiedCache::fingerprint(&[
-                    identity,
-                    key_id.as_bytes(),
-                    &challenge,
-                    assertion.authenticator_data.as_bytes(),
-                    assertion.client_data_json.as_bytes(),
-                    assertion.signature.as_bytes(),
-                ]);
+                let fingerprint = assertion_fingerprint(identity, key_id, &challenge, assertion);
                 if let Some(sign_count) = VerifiedCache::get(&fingerprint) {
                     return Ok(sign_count);
                 }
@@ -297,6 +325,24 @@ impl KeyRing {
             )),
         }
     }
+}
+
+/// Everything a passkey assertion's verification reads: the key's configuration, its id, the challenge and
+/// the assertion's three parts.
+fn assertion_fingerprint(
+    identity: &[u8; 32],
+    key_id: &str,
+    challenge: &[u8],
+    assertion: &PasskeyAssertion,
+) -> Fingerprint {
+    VerifiedCache::fingerprint(&[
+        identity,
+        key_id.as_bytes(),
+        challenge,
+        assertion.authenticator_data.as_bytes(),
+        assertion.client_data_json.as_bytes(),
+        assertion.signature.as_bytes(),
+    ])
 }
 
 /// Only the canonical spelling verifies: lower-case hex, as the signing helpers write it.

@@ -16,6 +16,8 @@ pub type Fingerprint = [u8; 32];
 
 thread_local! {
     static VERIFIED: RefCell<Entries> = RefCell::new(Entries::default());
+    /// A fact assumed only while one synchronous computation runs (see [`VerifiedCache::assuming`]).
+    static ASSUMED: RefCell<Option<(Fingerprint, Option<u32>)>> = const { RefCell::new(None) };
 }
 
 pub struct VerifiedCache;
@@ -40,6 +42,16 @@ impl VerifiedCache {
 
     /// The passkey counter remembered for a verification that succeeded before, if any.
     pub fn get(fingerprint: &Fingerprint) -> Option<Option<u32>> {
+        let assumed = ASSUMED.with(|cell| {
+            cell.try_borrow()
+                .ok()
+                .and_then(|assumed| *assumed)
+                .filter(|(known, _)| known == fingerprint)
+                .map(|(_, sign_count)| sign_count)
+        });
+        if assumed.is_some() {
+            return assumed;
+        }
         VERIFIED.with(|cell| {
             let entries = cell.try_borrow().ok()?;
             entries
@@ -56,6 +68,30 @@ impl VerifiedCache {
                 entries.insert(fingerprint, sign_count);
             }
         });
+    }
+}
+
+impl VerifiedCache {
+    /// Runs `compute` as if the verification `fingerprint` had succeeded: what a decision will be once a
+    /// verification under way elsewhere (the host's WebCrypto) answers. The assumption holds only while
+    /// `compute` runs, synchronously, so nothing else can see it; nothing is remembered.
+    pub fn assuming<T>(
+        fingerprint: Fingerprint,
+        sign_count: Option<u32>,
+        compute: impl FnOnce() -> T,
+    ) -> T {
+        ASSUMED.with(|cell| {
+            if let Ok(mut assumed) = cell.try_borrow_mut() {
+                *assumed = Some((fingerprint, sign_count));
+            }
+        });
+        let result = compute();
+        ASSUMED.with(|cell| {
+            if let Ok(mut assumed) = cell.try_borrow_mut() {
+                *assumed = None;
+            }
+        });
+        result
     }
 }
 

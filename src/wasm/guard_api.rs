@@ -7,9 +7,11 @@ use super::args;
 use super::convert::to_json_text;
 use super::errors::invalid;
 use super::executor_setup::{property, read_keys};
+use super::host_crypto::start_host_verification;
 use crate::executor::check::{CheckPolicy, check_confirmation, clock_skew_from_host};
 use crate::executor::{Confirmation, ExecutorRequest, KeyRing};
 use crate::input::{InputError, Validate, parse_json_str, to_json_string};
+use crate::timestamp::EpochMillis;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
@@ -93,25 +95,90 @@ impl Guard {
         #[wasm_bindgen(unchecked_param_type = "ExecutorRequest")] request: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "GuardCheckOptions")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let arguments = read_arguments(&confirmation, &request, &options).map_err(invalid)?;
-        // Read from the object itself: JSON would turn NaN and the infinities into null (the default).
-        let now = if args::is_absent(&options) {
-            args::optional_now("options.now", &JsValue::UNDEFINED)
-        } else {
-            args::optional_now("options.now", &property(&options, "now"))
-        }
-        .map_err(invalid)?;
-        let current_status = arguments.2.and_then(|options| options.current_status);
-        let verdict = check_confirmation(
-            arguments.0.as_ref(),
-            &arguments.1,
-            now,
-            &self.policy,
-            &self.keys,
-            current_status.as_deref(),
-        );
-        js_sys::JSON::parse(&to_json_string(&verdict))
+        let (arguments, now) = read_check(&confirmation, &request, &options)?;
+        decide(&self.keys, &self.policy, &arguments, now)
     }
+
+    /// `check`, with an ES256 passkey's signature verified by the host's WebCrypto when it has one (about
+    /// 16 times faster than the module's own P-256 arithmetic); the same verdict as `check` in every case.
+    /// The arguments are read once, when called: the core prepares the exact bytes to verify from the
+    /// confirmation it then decides on, so nothing changed during the wait is seen. A host without WebCrypto,
+    /// or that does not answer `true`, leaves the module's verifier to decide. Malformed input rejects the
+    /// promise with the error `check` throws.
+    #[wasm_bindgen(js_name = checkAsync, unchecked_return_type = "Promise<CheckVerdict>")]
+    pub fn check_async(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Confirmation | null")] confirmation: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ExecutorRequest")] request: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "GuardCheckOptions")] options: JsValue,
+    ) -> js_sys::Promise {
+        let (arguments, now) = match read_check(&confirmation, &request, &options) {
+            Ok(read) => read,
+            Err(error) => return js_sys::Promise::reject(&error),
+        };
+        let verification = arguments
+            .0
+            .as_ref()
+            .and_then(|confirmation| self.keys.host_verification(confirmation));
+        let Some(verification) = verification else {
+            return match decide(&self.keys, &self.policy, &arguments, now) {
+                Ok(verdict) => js_sys::Promise::resolve(&verdict),
+                Err(error) => js_sys::Promise::reject(&error),
+            };
+        };
+        // The host verifies while the rest of the check runs here, on the assumption that it will say yes.
+        let answer = start_host_verification(&verification);
+        let verdict_if_verified =
+            verification.assuming_verified(|| decide(&self.keys, &self.policy, &arguments, now));
+        let (keys, policy) = (self.keys.clone(), self.policy.clone());
+        wasm_bindgen_futures::future_to_promise(async move {
+            if answer.verified().await {
+                verification.accept();
+                verdict_if_verified
+            } else {
+                decide(&keys, &policy, &arguments, now)
+            }
+        })
+    }
+}
+
+/// The three arguments and the time of the check, validated.
+fn read_check(
+    confirmation: &JsValue,
+    request: &JsValue,
+    options: &JsValue,
+) -> Result<(CheckArguments, EpochMillis), JsValue> {
+    let arguments = read_arguments(confirmation, request, options).map_err(invalid)?;
+    // Read from the object itself: JSON would turn NaN and the infinities into null (the default).
+    let now = if args::is_absent(options) {
+        args::optional_now("options.now", &JsValue::UNDEFINED)
+    } else {
+        args::optional_now("options.now", &property(options, "now"))
+    }
+    .map_err(invalid)?;
+    Ok((arguments, now))
+}
+
+/// The verdict on read arguments, as the object `check` returns.
+fn decide(
+    keys: &KeyRing,
+    policy: &CheckPolicy,
+    arguments: &CheckArguments,
+    now: EpochMillis,
+) -> Result<JsValue, JsValue> {
+    let (confirmation, request, options) = arguments;
+    let current_status = options
+        .as_ref()
+        .and_then(|options| options.current_status.as_deref());
+    let verdict = check_confirmation(
+        confirmation.as_ref(),
+        request,
+        now,
+        policy,
+        keys,
+        current_status,
+    );
+    js_sys::JSON::parse(&to_json_string(&verdict))
 }
 
 /// The optional `audience` of a guard's or an Executor's setup: a non-empty identifier.

@@ -20,6 +20,7 @@ pub mod errors;
 pub mod executor_api;
 pub mod executor_setup;
 pub mod guard_api;
+pub mod host_crypto;
 #[cfg(feature = "llm")]
 pub mod llm_client;
 #[cfg(feature = "llm")]

@@ -203,6 +203,11 @@ const CLASSES = {
         p("request", () => requestFor(confirmation())),
         p("options", () => ({ currentStatus: "todo" }), { accepts: OPTIONS }),
       ],
+      checkAsync: [
+        p("confirmation", confirmation, { accepts: ["null"] }),
+        p("request", () => requestFor(confirmation())),
+        p("options", () => ({ currentStatus: "todo" }), { accepts: OPTIONS }),
+      ],
       checkAction: [p("action", humanAction), p("options", () => ({ version: "v-1" }))],
     },
   },
