@@ -188,6 +188,32 @@ describe("the guard module in Chromium", () => {
     }, [draft, signer]);
     assert.deepEqual(verdicts, ["pass", "already_consumed"]);
   });
+
+  test("Guard.checkAsync asks the browser's WebCrypto to verify an Ed25519 approval", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    const seen = await page.evaluate(async ([draft, signer]) => {
+      const { Guard, issueConfirmation, requestFor, generateApproverKey, signConfirmation } = await import("/pkg/guard/index.js");
+      const alice = await generateApproverKey({ keyId: "alice-1" });
+      const approval = await signConfirmation(issueConfirmation(draft, signer), alice);
+      const guard = new Guard({ keys: { [alice.keyId]: alice.publicKey } });
+      const calls = [];
+      const verify = crypto.subtle.verify;
+      crypto.subtle.verify = (...args) => {
+        calls.push(args[0].name);
+        return verify.apply(crypto.subtle, args);
+      };
+      const verdict = await guard.checkAsync(approval, requestFor(approval), { currentStatus: "todo" });
+      const altered = { ...approval, proposed_change: { ...approval.proposed_change, to: "deleted" } };
+      const refused = await guard.checkAsync(altered, requestFor(altered), { currentStatus: "todo" });
+      crypto.subtle.verify = verify;
+      return { verdict: verdict.verdict, refused: refused.phase, calls };
+    }, [draft, signer]);
+    assert.equal(seen.verdict, "pass");
+    assert.equal(seen.refused, "signature_invalid");
+    // The altered approval is asked about too (its bytes are well formed); the host answers false.
+    assert.deepEqual(seen.calls, ["Ed25519", "Ed25519"]);
+  });
 });
 
 test("a key whose value is undefined (an unset environment variable) is named, not taken for no key at all", () => {
