@@ -5,7 +5,7 @@
 //   - sizes of both modules (gzip -9);
 //   - Guard.check with an HMAC key (µs per check);
 //   - a first check of an Ed25519 approval and of an ES256 passkey approval (µs), with WebCrypto's verify
-//     alone as the peer; after: the passkey through `checkAsync` when the build has it;
+//     alone as the peer; through `checkAsync` in a build that has it;
 //   - a fresh WebAssembly.compile of each module (ms, p50);
 //   - the first verdict in a new process (ms, p50), the guard module.
 import { execFileSync } from "node:child_process";
@@ -96,7 +96,8 @@ for (let round = 0; round < ROUNDS; round += 1) {
     samples.hmac[build].push(await perCall(COUNT, (index) => guards[build].check(hmacSet[index], requestFor(hmacSet[index]), options)));
     const edGuard = new Guard({ keys: { [approver.keyId]: approver.publicKey } });
     const edSet = slice(ed25519);
-    samples.ed25519[build].push(await perCall(COUNT, (index) => edGuard.check(edSet[index], requestFor(edSet[index]), options)));
+    const edCheck = typeof edGuard.checkAsync === "function" ? (c) => edGuard.checkAsync(c, requestFor(c), options) : (c) => edGuard.check(c, requestFor(c), options);
+    samples.ed25519[build].push(await perCall(COUNT, (index) => edCheck(edSet[index])));
     const passkeyGuard = new Guard({ keys: passkeyKeys });
     const passkeySet = slice(passkey).slice(0, Math.min(COUNT, 60));
     const check = typeof passkeyGuard.checkAsync === "function" ? (c) => passkeyGuard.checkAsync(c, requestFor(c), options) : (c) => passkeyGuard.check(c, requestFor(c), options);

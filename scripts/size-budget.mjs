@@ -13,12 +13,11 @@ import { gzipSync } from "node:zlib";
 const budgets = {
   // 2026-11-25: 1,302,393 raw / 527,726 gzip on stable Rust; 1,143,057 / 467,924 with the release toolchain
   // rebuilding std for size with the immediate-abort panic strategy (scripts/release-wasm.sh). Then
-  // `Guard.checkAsync` (ES256 verified by the host's WebCrypto): 1,150,559 / 471,661 (+3,737); Ed25519
-  // there too (with the strict shape checks before the host is asked): 472,078 (+417).
-  full: { budget: 260_000, longTerm: 150_000, ceiling: 472_500 },
+  // `Guard.checkAsync` (ES256 verified by the host's WebCrypto): 1,150,559 / 471,661 (+3,737).
+  full: { budget: 260_000, longTerm: 150_000, ceiling: 472_000 },
   // 2026-11-25: 420,163 raw / 179,735 gzip on stable Rust; 366,867 / 160,349 with std rebuilt for size.
-  // Then `Guard.checkAsync`: 374,380 / 163,828 (+3,479); with Ed25519: 164,302 (+474).
-  guard: { budget: 90_000, longTerm: 50_000, ceiling: 164_500 },
+  // Then `Guard.checkAsync`: 374,380 / 163,828 (+3,479).
+  guard: { budget: 90_000, longTerm: 50_000, ceiling: 164_000 },
 };
 
 const args = process.argv.slice(2);

@@ -1,9 +1,5 @@
 //! A signature the host may verify faster than this module: an ES256 passkey assertion, whose P-256
-//! arithmetic runs in the host's WebCrypto about 6 to 16 times faster than in the wasm, and an Ed25519
-//! signature, which Node's WebCrypto verifies in about two thirds of the module's time (bench/RESULTS.md).
-//! For Ed25519 the core first refuses to ask about what its strict verification would refuse and WebCrypto
-//! might accept (a small-order or non-canonical signature point, a non-canonical scalar): the host is then
-//! not asked and the module's verifier decides.
+//! arithmetic runs in the host's WebCrypto about 16 times faster than in the wasm (bench/RESULTS.md).
 //!
 //! The core prepares the request from the confirmation it is deciding on: every check but the curve step
 //! has passed, and the request carries the exact bytes (the public key as a SEC1 point, the signed bytes, the
@@ -17,42 +13,21 @@
 
 use super::public_key::PublicKey;
 use super::verified_cache::{Fingerprint, VerifiedCache};
-use curve25519_dalek::edwards::CompressedEdwardsY;
-use curve25519_dalek::scalar::Scalar;
-
-/// What strict Ed25519 verification checks of a signature besides the equation: its point `R` decodes
-/// canonically and is not of small order, and its scalar `s` is canonical (below the group order).
-fn strictly_shaped(signature: &[u8; 64]) -> bool {
-    let (r, s) = signature.split_at(32);
-    let Ok(r) = <[u8; 32]>::try_from(r) else {
-        return false;
-    };
-    let Ok(s) = <[u8; 32]>::try_from(s) else {
-        return false;
-    };
-    let compressed = CompressedEdwardsY(r);
-    let point_ok = compressed
-        .decompress()
-        .is_some_and(|point| !point.is_small_order() && point.compress() == compressed);
-    point_ok && bool::from(Scalar::from_canonical_bytes(s).is_some())
-}
 
 /// The algorithm of a host verification, as WebCrypto names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HostAlgorithm {
     /// ECDSA over P-256 with SHA-256 (COSE -7, ES256).
     EcdsaP256Sha256,
-    /// Ed25519 (RFC 8032; COSE -8, EdDSA).
-    Ed25519,
 }
 
 /// One signature for the host to verify.
 pub struct HostVerification {
     pub algorithm: HostAlgorithm,
-    /// WebCrypto's "raw" format: the SEC1 uncompressed point (65 bytes) or the Ed25519 key (32 bytes).
+    /// The SEC1 uncompressed point (65 bytes), WebCrypto's "raw" format.
     pub public_key: Vec<u8>,
     pub signed: Vec<u8>,
-    /// ECDSA: `r || s`, 32 bytes each (IEEE P1363), WebCrypto's format; Ed25519: the 64-byte signature.
+    /// `r || s`, 32 bytes each (IEEE P1363), WebCrypto's ECDSA signature format.
     pub signature: Vec<u8>,
     fingerprint: Fingerprint,
     sign_count: Option<u32>,
@@ -80,31 +55,6 @@ impl HostVerification {
             fingerprint,
             sign_count,
         })
-    }
-
-    /// The request for any supported key: P-256 with a DER signature, or Ed25519 with a 64-byte signature
-    /// that strict verification does not refuse before any arithmetic.
-    pub(crate) fn for_key(
-        key: &PublicKey,
-        signed: Vec<u8>,
-        signature: &[u8],
-        fingerprint: Fingerprint,
-        sign_count: Option<u32>,
-    ) -> Option<Self> {
-        match key {
-            PublicKey::P256(_) => Self::for_p256(key, signed, signature, fingerprint, sign_count),
-            PublicKey::Ed25519(public) => {
-                let signature: [u8; 64] = signature.try_into().ok()?;
-                strictly_shaped(&signature).then(|| Self {
-                    algorithm: HostAlgorithm::Ed25519,
-                    public_key: public.as_bytes().to_vec(),
-                    signed,
-                    signature: signature.to_vec(),
-                    fingerprint,
-                    sign_count,
-                })
-            }
-        }
     }
 
     /// The host verified the signature: the check that follows finds the fact.

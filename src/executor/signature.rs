@@ -202,57 +202,38 @@ impl KeyRing {
             .map(|_| ())
     }
 
-    /// The signature of `confirmation` for the host to verify: an Ed25519 signature or an ES256 or EdDSA
-    /// passkey assertion under a trusted, unrevoked key, that passes every other check and whose
-    /// verification is not remembered yet; `None` otherwise (the check decides those on its own). See
-    /// [`HostVerification`].
+    /// The signature of `confirmation` for the host to verify, when it is an ES256 passkey assertion under a
+    /// trusted, unrevoked key that passes every other check and whose verification is not remembered yet;
+    /// `None` otherwise (the check decides those on its own). See [`HostVerification`].
     pub fn host_verification(&self, confirmation: &Confirmation) -> Option<HostVerification> {
         let key_id = confirmation.key_id.as_deref()?;
+        let assertion = confirmation.assertion.as_ref()?;
+        if confirmation.signature.is_some() {
+            return None;
+        }
         let TrustedKey::Public {
             parsed, identity, ..
         } = self.keys.get(key_id)?
         else {
             return None;
         };
+        let relying_party = parsed.relying_party.as_ref()?;
         if parsed.revoked {
             return None;
         }
-        match (
-            confirmation.signature.as_deref(),
-            confirmation.assertion.as_ref(),
-            &parsed.relying_party,
-        ) {
-            (Some(signature), None, None) => {
-                let signed = canonical_bytes(confirmation, key_id);
-                let fingerprint = VerifiedCache::fingerprint(&[
-                    identity,
-                    key_id.as_bytes(),
-                    &signed,
-                    signature.as_bytes(),
-                ]);
-                if VerifiedCache::get(&fingerprint).is_some() {
-                    return None;
-                }
-                let signature = decode_lower_hex(signature).ok()?;
-                HostVerification::for_key(&parsed.key, signed, &signature, fingerprint, None)
-            }
-            (None, Some(assertion), Some(relying_party)) => {
-                let challenge = Sha256::digest(canonical_bytes(confirmation, key_id));
-                let fingerprint = assertion_fingerprint(identity, key_id, &challenge, assertion);
-                if VerifiedCache::get(&fingerprint).is_some() {
-                    return None;
-                }
-                let prepared = prepare_assertion(relying_party, &challenge, assertion).ok()?;
-                HostVerification::for_key(
-                    &parsed.key,
-                    prepared.signed,
-                    &prepared.signature,
-                    fingerprint,
-                    Some(prepared.sign_count),
-                )
-            }
-            _ => None,
+        let challenge = Sha256::digest(canonical_bytes(confirmation, key_id));
+        let fingerprint = assertion_fingerprint(identity, key_id, &challenge, assertion);
+        if VerifiedCache::get(&fingerprint).is_some() {
+            return None;
         }
+        let prepared = prepare_assertion(relying_party, &challenge, assertion).ok()?;
+        HostVerification::for_p256(
+            &parsed.key,
+            prepared.signed,
+            &prepared.signature,
+            fingerprint,
+            Some(prepared.sign_count),
+        )
     }
 
     /// Checks that `proof` signs the bytes `message(key_id)` with a trusted, unrevoked key. Returns the

@@ -39,7 +39,7 @@ const IMPORTED_KEYS: usize = 16;
 thread_local! {
     /// Public keys already imported into WebCrypto, by their raw bytes (importing costs about as much as
     /// verifying).
-    static IMPORTED: RefCell<Vec<(HostAlgorithm, Vec<u8>, JsValue)>> = const { RefCell::new(Vec::new()) };
+    static IMPORTED: RefCell<Vec<(Vec<u8>, JsValue)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A host verification under way.
@@ -51,7 +51,6 @@ enum Pending {
     /// The key is being imported; the verification starts once it is.
     Importing {
         import: Promise,
-        algorithm: HostAlgorithm,
         public_key: Vec<u8>,
         signature: Uint8Array,
         signed: Uint8Array,
@@ -74,7 +73,6 @@ impl HostAnswer {
             Pending::Verifying(verification) => verification,
             Pending::Importing {
                 import,
-                algorithm,
                 public_key,
                 signature,
                 signed,
@@ -82,8 +80,8 @@ impl HostAnswer {
                 let Ok(key) = JsFuture::from(import).await else {
                     return false;
                 };
-                remember_key(algorithm, &public_key, &key);
-                match verify(algorithm, &key, &signature, &signed) {
+                remember_key(&public_key, &key);
+                match verify(&key, &signature, &signed) {
                     Some(verification) => verification,
                     None => return false,
                 }
@@ -98,67 +96,58 @@ impl HostAnswer {
 }
 
 fn start(request: &HostVerification) -> Option<Pending> {
+    let HostAlgorithm::EcdsaP256Sha256 = request.algorithm;
     let signature = Uint8Array::from(request.signature.as_slice());
     let signed = Uint8Array::from(request.signed.as_slice());
-    if let Some(key) = known_key(request.algorithm, &request.public_key) {
-        return verify(request.algorithm, &key, &signature, &signed).map(Pending::Verifying);
+    if let Some(key) = known_key(&request.public_key) {
+        return verify(&key, &signature, &signed).map(Pending::Verifying);
     }
     let usages = Array::of1(&JsValue::from_str("verify"));
-    let import_parameters = match request.algorithm {
-        HostAlgorithm::EcdsaP256Sha256 => algorithm(&[("name", "ECDSA"), ("namedCurve", "P-256")]),
-        HostAlgorithm::Ed25519 => algorithm(&[("name", "Ed25519")]),
-    }?;
     let import = subtle()?
         .import_key(
             "raw",
             &Uint8Array::from(request.public_key.as_slice()),
-            &import_parameters,
+            &algorithm(&[("name", "ECDSA"), ("namedCurve", "P-256")])?,
             false,
             &usages,
         )
         .ok()?;
     Some(Pending::Importing {
         import,
-        algorithm: request.algorithm,
         public_key: request.public_key.clone(),
         signature,
         signed,
     })
 }
 
-fn verify(
-    host_algorithm: HostAlgorithm,
-    key: &JsValue,
-    signature: &Uint8Array,
-    signed: &Uint8Array,
-) -> Option<Promise> {
-    let parameters = match host_algorithm {
-        HostAlgorithm::EcdsaP256Sha256 => algorithm(&[("name", "ECDSA"), ("hash", "SHA-256")]),
-        HostAlgorithm::Ed25519 => algorithm(&[("name", "Ed25519")]),
-    }?;
-    subtle()?.verify(&parameters, key, signature, signed).ok()
+fn verify(key: &JsValue, signature: &Uint8Array, signed: &Uint8Array) -> Option<Promise> {
+    subtle()?
+        .verify(
+            &algorithm(&[("name", "ECDSA"), ("hash", "SHA-256")])?,
+            key,
+            signature,
+            signed,
+        )
+        .ok()
 }
 
-/// A key imported before, by its algorithm and raw bytes.
-fn known_key(host_algorithm: HostAlgorithm, public_key: &[u8]) -> Option<JsValue> {
+fn known_key(public_key: &[u8]) -> Option<JsValue> {
     IMPORTED.with(|cell| {
         cell.try_borrow().ok().and_then(|keys| {
             keys.iter()
-                .find(|(known, bytes, _)| {
-                    *known == host_algorithm && bytes.as_slice() == public_key
-                })
-                .map(|(_, _, key)| key.clone())
+                .find(|(bytes, _)| bytes.as_slice() == public_key)
+                .map(|(_, key)| key.clone())
         })
     })
 }
 
-fn remember_key(host_algorithm: HostAlgorithm, public_key: &[u8], key: &JsValue) {
+fn remember_key(public_key: &[u8], key: &JsValue) {
     IMPORTED.with(|cell| {
         if let Ok(mut keys) = cell.try_borrow_mut() {
             if keys.len() >= IMPORTED_KEYS {
                 keys.remove(0);
             }
-            keys.push((host_algorithm, public_key.to_vec(), key.clone()));
+            keys.push((public_key.to_vec(), key.clone()));
         }
     });
 }
