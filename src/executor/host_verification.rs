@@ -1,5 +1,5 @@
 //! A signature the host may verify faster than this module: an ES256 passkey assertion, whose P-256
-//! arithmetic runs in the host's WebCrypto about 16 times faster than in the wasm (bench/RESULTS.md).
+//! arithmetic runs in the host's WebCrypto 12 to 16 times faster than in the wasm (bench/RESULTS.md).
 //!
 //! The core prepares the request from the confirmation it is deciding on: every check but the curve step
 //! has passed, and the request carries the exact bytes (the public key as a SEC1 point, the signed bytes, the
