@@ -13,6 +13,7 @@ import { createHash, webcrypto } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
+import { derSignature } from "../tests/js/edge-service-support.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const baseline = process.env.BASELINE_DIST ?? execFileSync("bash", [`${root}bench/baseline.sh`], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
@@ -55,18 +56,6 @@ const approver = await api.after.generateApproverKey({ keyId: "alice-1" });
 const ed25519 = await Promise.all(base.map((confirmation) => api.after.signConfirmation(confirmation, approver)));
 const pair = await subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
 const passkeyKeys = { "alice-passkey": { type: "webauthn", algorithm: -7, public_key: api.after.base64url(await subtle.exportKey("spki", pair.publicKey)), rp_id: "localhost", origins: ["http://localhost:8080"] } };
-const der = (raw) => {
-  const integer = (bytes) => {
-    let start = 0;
-    while (start < bytes.length - 1 && bytes[start] === 0) start += 1;
-    const trimmed = bytes.slice(start);
-    const padded = trimmed[0] & 0x80 ? Uint8Array.of(0, ...trimmed) : trimmed;
-    return Uint8Array.of(0x02, padded.length, ...padded);
-  };
-  const r = integer(raw.slice(0, 32));
-  const s = integer(raw.slice(32));
-  return Uint8Array.of(0x30, r.length + s.length, ...r, ...s);
-};
 const passkey = await Promise.all(
   base.map(async (confirmation, index) => {
     const unsigned = { ...confirmation, key_id: "alice-passkey", signature: null };
@@ -77,7 +66,7 @@ const passkey = await Promise.all(
     authenticatorData.writeUInt32BE(index + 1, 33);
     const signed = Buffer.concat([authenticatorData, createHash("sha256").update(clientData).digest()]);
     const signature = new Uint8Array(await subtle.sign({ name: "ECDSA", hash: "SHA-256" }, pair.privateKey, signed));
-    return { ...unsigned, assertion: { authenticator_data: api.after.base64url(authenticatorData), client_data_json: api.after.base64url(clientData), signature: api.after.base64url(der(signature)) } };
+    return { ...unsigned, assertion: { authenticator_data: api.after.base64url(authenticatorData), client_data_json: api.after.base64url(clientData), signature: api.after.base64url(derSignature(signature)) } };
   }),
 );
 const message = new Uint8Array(360);

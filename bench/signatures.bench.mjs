@@ -12,6 +12,7 @@ import {
   requestFor,
   signConfirmation,
 } from "agent-governor/guard";
+import { derSignature } from "../tests/js/edge-service-support.mjs";
 
 const COUNT = Number(process.env.COUNT ?? 400);
 const subtle = webcrypto.subtle;
@@ -61,18 +62,6 @@ const ed25519Guard = () => new Guard({ keys: { [alice.keyId]: alice.publicKey } 
 const pair = await subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
 const spki = base64url(await subtle.exportKey("spki", pair.publicKey));
 const passkeyKeys = { "alice-passkey": { type: "webauthn", algorithm: -7, public_key: spki, rp_id: "localhost", origins: ["http://localhost:8080"] } };
-function der(raw) {
-  const integer = (bytes) => {
-    let start = 0;
-    while (start < bytes.length - 1 && bytes[start] === 0) start += 1;
-    const trimmed = bytes.slice(start);
-    const padded = trimmed[0] & 0x80 ? Uint8Array.of(0, ...trimmed) : trimmed;
-    return Uint8Array.of(0x02, padded.length, ...padded);
-  };
-  const r = integer(raw.slice(0, 32));
-  const s = integer(raw.slice(32));
-  return Uint8Array.of(0x30, r.length + s.length, ...r, ...s);
-}
 const passkeySignedFrom = (first) =>
   Promise.all(
   base.map(async (confirmation, index) => {
@@ -84,7 +73,7 @@ const passkeySignedFrom = (first) =>
     authenticatorData.writeUInt32BE(first + index, 33);
     const signed = Buffer.concat([authenticatorData, createHash("sha256").update(clientData).digest()]);
     const signature = new Uint8Array(await subtle.sign({ name: "ECDSA", hash: "SHA-256" }, pair.privateKey, signed));
-    return { ...unsigned, assertion: { authenticator_data: base64url(authenticatorData), client_data_json: base64url(clientData), signature: base64url(der(signature)) } };
+    return { ...unsigned, assertion: { authenticator_data: base64url(authenticatorData), client_data_json: base64url(clientData), signature: base64url(derSignature(signature)) } };
   }),
   );
 // Two sets with different counters, so neither finds the other's verifications remembered.

@@ -152,7 +152,8 @@ export async function softwarePasskey(keyId) {
   };
 }
 
-function derSignature(raw) {
+/** A raw `r || s` ECDSA signature (WebCrypto's form) as the DER WebAuthn authenticators send. */
+export function derSignature(raw) {
   const integer = (bytes) => {
     let start = 0;
     while (start < bytes.length - 1 && bytes[start] === 0) start += 1;
