@@ -39,3 +39,26 @@ pub fn curate(playbook: &Playbook, reflection_id: &str, insights: &[Insight]) ->
     }
     ops
 }
+
+/// One batch for the gate from a reflection: a TAG per bullet evaluation (op ids `{reflectionId}/tag/{i}`),
+/// then the curated insights (op ids `{reflectionId}/{index}`).
+pub fn reflection_ops(
+    playbook: &Playbook,
+    reflection_id: &str,
+    reflection: &crate::reflector::ReflectionResult,
+) -> Vec<DeltaOp> {
+    let mut ops: Vec<DeltaOp> = reflection
+        .bullet_evaluations
+        .iter()
+        .enumerate()
+        .map(|(index, evaluation)| DeltaOp {
+            op_id: format!("{reflection_id}/tag/{index}"),
+            kind: DeltaKind::Tag {
+                bullet_id: evaluation.bullet_id.clone(),
+                tag: evaluation.tag,
+            },
+        })
+        .collect();
+    ops.extend(curate(playbook, reflection_id, &reflection.insights));
+    ops
+}

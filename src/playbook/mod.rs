@@ -6,8 +6,10 @@
 pub mod book;
 pub mod curator;
 pub mod delta;
+pub mod gate;
 pub mod storage;
 
 pub use book::{Bullet, Playbook, PlaybookPolicy};
-pub use curator::curate;
+pub use curator::{curate, reflection_ops};
 pub use delta::{DeltaKind, DeltaOp, DeltaReport, RejectedOp};
+pub use gate::{GateDecision, GateError, GateOutcome, GatePolicy, GatedPlaybook, HeldOut};

@@ -176,8 +176,9 @@ export interface ControlLoopConfig {
   closer?: Closer;
   /** Reviews an executor's result before it is reported. */
   watcher?: Watcher;
-  /** After a task ends: the Reflector's lessons go into the playbook the judge reads. */
-  reflection?: { reflector: Reflector; store: ConfirmationStore; playbook?: string; dataset?: string };
+  /** After a task ends: the Reflector's lessons go into the playbook the judge reads; with `gate`, only
+   * through the acceptance gate (a `GatedPlaybook` stored under the same name). */
+  reflection?: ReflectionConfig;
   /** Restarts the host (offered, with approval, when a rule needs a restart). */
   restart?: () => void | Promise<void>;
   /** Each log record as a GenAI-style span or event. */
@@ -192,8 +193,23 @@ export interface ControlLoopConfig {
 export type GovernorLoopConfig = Omit<ControlLoopConfig, "closer" | "watcher" | "reflection"> & {
   closer?: Closer | true;
   watcher?: Watcher | true;
-  reflection?: { reflector?: Reflector; store: ConfirmationStore; playbook?: string; dataset?: string };
+  reflection?: Omit<ReflectionConfig, "reflector"> & { reflector?: Reflector };
 };
+
+/** Where the loop's lessons go. */
+export interface ReflectionConfig {
+  reflector: Reflector;
+  store: ConfirmationStore;
+  /** The playbook's name in the store (default "control"). */
+  playbook?: string;
+  dataset?: string;
+  /** The acceptance gate: a reflection's deltas are kept only when the held-out score does not regress. */
+  gate?: HeldOutEvaluation & {
+    policy?: GatePolicy;
+    /** Each decision of the gate (accepted, rejected, refused again, unchanged). */
+    onOutcome?: (outcome: GateOutcome) => void;
+  };
+}
 
 /** A governed agent. */
 export interface ControlLoop {

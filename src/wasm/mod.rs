@@ -28,6 +28,8 @@ pub mod llm_ports;
 pub mod memory_store;
 #[cfg(feature = "llm")]
 pub mod model_answer;
+#[cfg(feature = "reflector")]
+pub mod playbook_gate_api;
 pub mod port_types;
 pub mod ports;
 pub mod trust_api;

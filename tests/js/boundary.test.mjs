@@ -11,7 +11,9 @@ const MODULES = [["agent-governor", fullApi], ["agent-governor/guard", guardApi]
 /** The module under test: the suites below run once per module, in order. */
 let api = fullApi;
 
-const { MemoryStore, Playbook, issueConfirmation, requestFor, saveConfirmation } = fullApi;
+const { GatedPlaybook, MemoryStore, Playbook, issueConfirmation, requestFor, saveConfirmation } = fullApi;
+/** A held-out set of one case and an evaluator that scores every playbook 1. */
+const heldOutEvaluation = () => ({ cases: ["case"], evaluate: (playbook, cases) => cases.map(() => 1) });
 
 const HUNDRED_MB = "x".repeat(100 * 1024 * 1024);
 
@@ -284,6 +286,23 @@ const CLASSES = {
       dedup: [], render: [], toJSON: [],
     },
   },
+  GatedPlaybook: {
+    construct: [p("setup", () => ({}), { accepts: OPTIONS })],
+    // One previous version, so that `revert` (which has no parameter) has something to restore.
+    instance: () => GatedPlaybook.fromJSON({ ...new GatedPlaybook().toJSON(), previous: [new Playbook().toJSON()] }),
+    healthy: (gated) => typeof gated.prompt() === "string" && Array.isArray(gated.playbook().bullets),
+    statics: {
+      fromJSON: [p("gate", () => new GatedPlaybook().toJSON())],
+      load: [p("store", () => new MemoryStore(), PORT), p("name", () => "default"), p("policy", () => ({}), { accepts: OPTIONS })],
+    },
+    methods: {
+      save: [p("store", () => new MemoryStore(), PORT), p("name", () => "default")],
+      propose: [p("ops", () => [], { accepts: ["array"] }), p("evaluation", heldOutEvaluation, { codes: ["invalid_input", "invalid_port"] })],
+      proposeReflection: [p("reflectionId", () => "r-1"), p("reflection", null), p("evaluation", heldOutEvaluation, { codes: ["invalid_input", "invalid_port"] })],
+      retire: [p("evaluation", heldOutEvaluation, { codes: ["invalid_input", "invalid_port"] })],
+      revert: [], prompt: [], playbook: [], toJSON: [],
+    },
+  },
 };
 CLASSES.Playbook.methods.applyReflection[0].valid = null;
 
@@ -369,6 +388,7 @@ test(`${moduleName}: functions: every position, every value`, async () => {
   FUNCTIONS.formatIterationSummary[0].valid = () => closerResult;
   const reflection = await fullApi.createGovernor({ llm: query(), store: new MemoryStore() }).reflector().reflect(trajectory(), "gt", "report");
   CLASSES.Playbook.methods.applyReflection[0].valid = () => reflection;
+  CLASSES.GatedPlaybook.methods.proposeReflection[1].valid = () => reflection;
   for (const [name, positions] of Object.entries(FUNCTIONS).filter(([name]) => name in api)) {
     await throwEverything(name, positions, (args) => api[name](...args), assertModuleHealthy);
     if (positions.length === 0) {

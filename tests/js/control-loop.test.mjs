@@ -348,6 +348,38 @@ test("after a task ends the Reflector's lessons go into the playbook, rendered i
   assert.match(judge.calls.at(-1).prompt, /Lessons learned[\s\S]*Check the ticket's reviewer/);
 });
 
+test("with a gate, a reflection's deltas reach the judge only when the held-out score does not regress", async () => {
+  const lesson = { reasoning: "r", error_identification: "e", root_cause_analysis: "c", correct_approach: "a", key_insight: "Check the ticket's reviewer before closing it." };
+  for (const [score, decision] of [[(bullets) => (bullets.length ? 1 : 0.5), "accepted"], [(bullets) => (bullets.length ? 0 : 0.5), "rejected"]]) {
+    const store = new MemoryStore();
+    const judge = scriptedJudge(moveToDone(), wait(), reply("noted"));
+    const llm = (prompt, options) => (options.schemaName === "reflection" ? { structuredOutput: { insights: [lesson], bullet_evaluations: [] } } : judge(prompt, options));
+    const governor = createGovernor({ llm, store });
+    const evaluated = [];
+    const outcomes = [];
+    const gate = { cases: ["held-out case"], evaluate: (playbook, cases) => { evaluated.push(playbook); return cases.map(() => score(playbook.bullets)); }, onOutcome: (outcome) => outcomes.push(outcome) };
+    const approvals = [];
+    const loop = governor.loop({ goal: "g", judge: llm, reflection: { store, gate }, skills: { status_change: boardSkill() }, approve: (r) => { approvals.push(r); } });
+    loop.observe({ external: { tickets: 1 } });
+    await loop.settled();
+    loop.answer("y", approvals[0].requestId);
+    await loop.settled();
+    loop.observe({ external: { tickets: 0 } });
+    await loop.settled();
+    assert.equal(outcomes.length, 1);
+    assert.equal(outcomes[0].decision, decision);
+    assert.equal(evaluated.length, 2, "the accepted playbook and the candidate were scored");
+    assert.ok(evaluated[1].bullets.some((bullet) => bullet.content === lesson.key_insight));
+    loop.say("anything else?");
+    await loop.settled();
+    const lastPrompt = judge.calls.at(-1).prompt;
+    if (decision === "accepted") assert.match(lastPrompt, /Check the ticket's reviewer/);
+    else assert.doesNotMatch(lastPrompt, /Check the ticket's reviewer/);
+    assert.ok(await store.get("gated-playbook/control"), "the gate's state is stored");
+  }
+  assert.throws(() => createControlLoop({ goal: "g", judge: () => ({}), reflection: { store: new MemoryStore(), reflector: { reflect() {} }, gate: { cases: [1] } } }), { code: "invalid_port", path: "reflection.gate.evaluate" });
+});
+
 test("the execution log keeps 10 MB by whole lines under many appends, the newest last; the judge reads 200-500 lines", () => {
   const logs = memoryLogStore();
   const record = (n) => ({ event_summary: `move ticket T-${n} to done`, cause: "HTTP 200", impact_scope: `ticket T-${n}` });

@@ -3,6 +3,7 @@
 // does what the step asks: ask the judge, ask the human, execute through the Executor, report, log, save.
 import {
   Executor,
+  GatedPlaybook,
   MemoryStore,
   Playbook,
   controlStep,
@@ -185,6 +186,12 @@ class ControlLoop {
       readPort(config.reflection, "reflector", ["reflect"]);
       readPort(config.reflection, "store", ["get", "put", "compareAndSwap"]);
       if (!config.reflection.reflector || !config.reflection.store) throw governorError("reflection", "reflection needs a reflector and a store");
+      const gate = config.reflection.gate;
+      if (gate !== undefined) {
+        if (!isPlainObject(gate) || !Array.isArray(gate.cases)) throw governorError("reflection.gate", "reflection.gate must be { cases, evaluate, policy?, onOutcome? }");
+        if (typeof gate.evaluate !== "function") throw governorError("reflection.gate.evaluate", "reflection.gate.evaluate must be a function", "invalid_port");
+        if (gate.onOutcome !== undefined && typeof gate.onOutcome !== "function") throw governorError("reflection.gate.onOutcome", "reflection.gate.onOutcome must be a function", "invalid_port");
+      }
     }
     if (config.state !== undefined && !isPlainObject(config.state)) throw governorError("state", "state must be a persisted ControlState");
     this.#store = readPort(config, "store", ["get", "put", "compareAndSwap"]) ?? new MemoryStore();
@@ -790,9 +797,9 @@ class ControlLoop {
   }
 
   async #loadPlaybook() {
-    const { store, playbook: name = "control" } = this.#config.reflection;
-    const playbook = await Playbook.load(store, name);
-    this.#playbookText = playbook.render();
+    const { store, playbook: name = "control", gate } = this.#config.reflection;
+    const playbook = gate ? await GatedPlaybook.load(store, name, gate.policy) : await Playbook.load(store, name);
+    this.#playbookText = gate ? playbook.prompt() : playbook.render();
   }
 
   /** After a task ends: the Reflector reflects on its trajectory and the playbook learns from it. */
@@ -811,9 +818,26 @@ class ControlLoop {
       .join("\n");
     const reflection = await reflector.reflect(trajectory, "", report, dataset);
     if (reflection.error) return;
+    const reflectionId = `${results[0].action.id}-${results.at(-1).action.id}`;
+    const { gate } = this.#config.reflection;
+    if (gate) {
+      // The deltas reach the judge only through the gate; its decision is stored with the playbook.
+      const gated = await GatedPlaybook.load(store, name, gate.policy);
+      const outcome = await gated.proposeReflection(reflectionId, reflection, { cases: gate.cases, evaluate: gate.evaluate });
+      await gated.save(store, name);
+      this.#playbookText = gated.prompt();
+      if (gate.onOutcome) {
+        try {
+          gate.onOutcome(outcome);
+        } catch (error) {
+          this.#failed("reflection.gate.onOutcome", error);
+        }
+      }
+      return;
+    }
     const playbook = await Playbook.load(store, name);
     playbook.applyReflection(reflection);
-    playbook.applyDeltas(playbook.curate(`${results[0].action.id}-${results.at(-1).action.id}`, reflection.insights));
+    playbook.applyDeltas(playbook.curate(reflectionId, reflection.insights));
     await playbook.save(store, name);
     this.#playbookText = playbook.render();
   }

@@ -1,0 +1,401 @@
+//! The playbook's acceptance gate: a change is kept only when the held-out score does not regress; rejected
+//! batches are recorded and refused again; the token budget retires through the gate; revert is exact; bad
+//! evaluations leave everything unchanged.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod support;
+
+use agent_governor::playbook::gate::{
+    Evaluator, GateDecision, GateError, GatePolicy, GatedPlaybook, HeldOut, estimated_tokens,
+};
+use agent_governor::playbook::{Bullet, DeltaKind, DeltaOp, Playbook};
+use agent_governor::ports::PortError;
+use proptest::prelude::*;
+use std::cell::Cell;
+use support::run;
+
+/// Scores a playbook on `CASES` held-out cases: case i passes when a bullet's content is `good-{i}`; a
+/// bullet `bad-{i}` makes case i fail whatever else is there.
+struct ScriptedEvaluator {
+    calls: Cell<usize>,
+    answer: fn(&Playbook) -> Result<Vec<f64>, GateError>,
+}
+
+const CASES: usize = 4;
+
+fn scores(playbook: &Playbook) -> Result<Vec<f64>, GateError> {
+    let has = |text: String| playbook.bullets.iter().any(|b| b.content == text);
+    Ok((0..CASES)
+        .map(|i| {
+            if has(format!("bad-{i}")) {
+                0.0
+            } else if has(format!("good-{i}")) {
+                1.0
+            } else {
+                0.5
+            }
+        })
+        .collect())
+}
+
+impl ScriptedEvaluator {
+    fn new(answer: fn(&Playbook) -> Result<Vec<f64>, GateError>) -> Self {
+        Self {
+            calls: Cell::new(0),
+            answer,
+        }
+    }
+}
+
+impl Evaluator for ScriptedEvaluator {
+    async fn evaluate(&self, playbook: &Playbook) -> Result<Vec<f64>, GateError> {
+        self.calls.set(self.calls.get() + 1);
+        (self.answer)(playbook)
+    }
+}
+
+fn held_out() -> HeldOut {
+    HeldOut {
+        cases: CASES,
+        digest: "cases-v1".to_owned(),
+    }
+}
+
+fn add(op_id: &str, content: &str) -> DeltaOp {
+    DeltaOp {
+        op_id: op_id.to_owned(),
+        kind: DeltaKind::Add {
+            section: "lessons".to_owned(),
+            content: content.to_owned(),
+        },
+    }
+}
+
+fn gate() -> GatedPlaybook {
+    GatedPlaybook::new(Playbook::default(), GatePolicy::default()).unwrap()
+}
+
+#[test]
+fn a_helpful_batch_is_accepted_and_the_previous_playbook_kept() {
+    let mut gate = gate();
+    let evaluator = ScriptedEvaluator::new(scores);
+    let outcome = run(gate.propose(&[add("r1/0", "good-0")], &held_out(), &evaluator)).unwrap();
+    assert_eq!(outcome.decision, GateDecision::Accepted);
+    assert_eq!(outcome.baseline, Some(0.5));
+    assert_eq!(outcome.candidate, Some(0.625));
+    assert_eq!(gate.playbook.bullets.len(), 1);
+    assert_eq!(gate.previous.len(), 1);
+    assert_eq!(gate.previous[0], Playbook::default());
+    assert_eq!(gate.log.last().unwrap().decision, GateDecision::Accepted);
+    assert_eq!(evaluator.calls.get(), 2, "the baseline and the candidate");
+}
+
+#[test]
+fn a_regressing_batch_is_rejected_recorded_and_changes_nothing() {
+    let mut gate = gate();
+    let evaluator = ScriptedEvaluator::new(scores);
+    run(gate.propose(&[add("r1/0", "good-0")], &held_out(), &evaluator)).unwrap();
+    let before = gate.playbook.clone();
+    let outcome = run(gate.propose(
+        &[add("r2/0", "bad-1"), add("r2/1", "neutral lesson")],
+        &held_out(),
+        &evaluator,
+    ))
+    .unwrap();
+    assert_eq!(outcome.decision, GateDecision::Rejected);
+    assert_eq!(outcome.baseline, Some(0.625));
+    assert_eq!(outcome.candidate, Some(0.5));
+    assert_eq!(gate.playbook, before);
+    assert_eq!(gate.rejected, vec![outcome.fingerprint.clone()]);
+    let rejected = gate.log.last().unwrap();
+    assert_eq!(rejected.decision, GateDecision::Rejected);
+    assert_eq!(
+        (rejected.baseline, rejected.candidate),
+        (Some(0.625), Some(0.5))
+    );
+    assert_eq!(rejected.ops.len(), 2);
+    assert!(
+        rejected.reason.contains("fell from 0.625 to 0.5"),
+        "{}",
+        rejected.reason
+    );
+    assert_eq!(
+        evaluator.calls.get(),
+        3,
+        "the known baseline is not measured again"
+    );
+}
+
+#[test]
+fn the_same_batch_under_new_op_ids_is_refused_without_evaluation() {
+    let mut gate = gate();
+    let evaluator = ScriptedEvaluator::new(scores);
+    let first = run(gate.propose(&[add("r1/0", "bad-0")], &held_out(), &evaluator)).unwrap();
+    assert_eq!(first.decision, GateDecision::Rejected);
+    let calls = evaluator.calls.get();
+    let again = run(gate.propose(&[add("r9/0", "bad-0")], &held_out(), &evaluator)).unwrap();
+    assert_eq!(again.decision, GateDecision::RefusedAgain);
+    assert_eq!(again.fingerprint, first.fingerprint);
+    assert_eq!(evaluator.calls.get(), calls);
+    assert_eq!(
+        gate.log.last().unwrap().decision,
+        GateDecision::RefusedAgain
+    );
+    // A changed batch is evaluated.
+    let changed = run(gate.propose(&[add("r9/0", "good-0")], &held_out(), &evaluator)).unwrap();
+    assert_eq!(changed.decision, GateDecision::Accepted);
+}
+
+#[test]
+fn strict_mode_rejects_an_equal_score_and_tolerance_admits_a_small_drop() {
+    let strict = GatePolicy {
+        strict: true,
+        ..GatePolicy::default()
+    };
+    let mut gate = GatedPlaybook::new(Playbook::default(), strict).unwrap();
+    let evaluator = ScriptedEvaluator::new(scores);
+    let outcome = run(gate.propose(&[add("r1/0", "neutral")], &held_out(), &evaluator)).unwrap();
+    assert_eq!(outcome.decision, GateDecision::Rejected);
+
+    let lenient = GatePolicy {
+        tolerance: 0.2,
+        ..GatePolicy::default()
+    };
+    let mut gate = GatedPlaybook::new(Playbook::default(), lenient).unwrap();
+    let outcome = run(gate.propose(&[add("r1/0", "bad-0")], &held_out(), &evaluator)).unwrap();
+    assert_eq!(
+        outcome.decision,
+        GateDecision::Accepted,
+        "0.375 is within 0.2 of 0.5"
+    );
+    let outcome = run(gate.propose(&[add("r2/0", "bad-1")], &held_out(), &evaluator)).unwrap();
+    assert_eq!(
+        outcome.decision,
+        GateDecision::Accepted,
+        "the drop is measured against the accepted 0.375"
+    );
+}
+
+#[test]
+fn the_budget_retires_the_lowest_net_bullets_through_the_gate() {
+    let bullet = |id: &str, content: &str, helpful: u32, harmful: u32| Bullet {
+        id: id.to_owned(),
+        section: "lessons".to_owned(),
+        content: content.to_owned(),
+        helpful,
+        harmful,
+        neutral: 0,
+    };
+    let start = Playbook {
+        version: 3,
+        bullets: vec![
+            bullet("b-0001", "good-0", 4, 0),
+            bullet("b-0002", "an old lesson nobody found useful", 0, 3),
+            bullet("b-0003", "good-1", 2, 0),
+        ],
+        next_id: 3,
+        ..Playbook::default()
+    };
+    let budget = estimated_tokens(&start.render());
+    let policy = GatePolicy {
+        max_tokens: budget,
+        ..GatePolicy::default()
+    };
+    let mut gate = GatedPlaybook::new(start, policy).unwrap();
+    let evaluator = ScriptedEvaluator::new(scores);
+    let outcome = run(gate.propose(&[add("r1/0", "good-2")], &held_out(), &evaluator)).unwrap();
+    assert_eq!(outcome.decision, GateDecision::Accepted);
+    assert_eq!(outcome.retired, vec!["b-0002".to_owned()]);
+    assert!(gate.playbook.bullet("b-0002").is_none());
+    assert!(estimated_tokens(&gate.playbook.render()) <= budget);
+    assert_eq!(gate.log.last().unwrap().retired, vec!["b-0002".to_owned()]);
+
+    // A retirement that would cost score is rejected like any batch; the prompt stays within the budget.
+    gate.policy.max_tokens = 8;
+    let calls = evaluator.calls.get();
+    let retirement = run(gate.retire(&held_out(), &evaluator)).unwrap();
+    assert_eq!(retirement.decision, GateDecision::Rejected);
+    assert!(evaluator.calls.get() > calls);
+    assert_eq!(gate.playbook.bullets.len(), 3);
+    assert!(estimated_tokens(&gate.prompt()) <= 8);
+}
+
+#[test]
+fn revert_restores_the_exact_previous_playbook() {
+    let mut gate = gate();
+    let evaluator = ScriptedEvaluator::new(scores);
+    run(gate.propose(&[add("r1/0", "good-0")], &held_out(), &evaluator)).unwrap();
+    let first = gate.playbook.clone();
+    run(gate.propose(&[add("r2/0", "good-1")], &held_out(), &evaluator)).unwrap();
+    assert_ne!(gate.playbook, first);
+    let record = gate.revert().unwrap();
+    assert_eq!(record.decision, GateDecision::Reverted);
+    assert_eq!(gate.playbook, first);
+    assert_eq!(gate.score, None, "measured again when next needed");
+    assert_eq!(gate.log.last().unwrap(), &record);
+    gate.revert().unwrap();
+    assert_eq!(gate.playbook, Playbook::default());
+    assert_eq!(gate.revert(), Err(GateError::NothingToRevert));
+}
+
+fn unchanged_after(answer: fn(&Playbook) -> Result<Vec<f64>, GateError>) -> GateError {
+    let mut gate = gate();
+    run(gate.propose(
+        &[add("r1/0", "good-0")],
+        &held_out(),
+        &ScriptedEvaluator::new(scores),
+    ))
+    .unwrap();
+    gate.score = None;
+    let before = gate.clone();
+    let error = run(gate.propose(
+        &[add("r2/0", "good-1")],
+        &held_out(),
+        &ScriptedEvaluator::new(answer),
+    ))
+    .unwrap_err();
+    assert_eq!(gate, before, "a failed proposal changes nothing");
+    error
+}
+
+#[test]
+fn malformed_scores_are_typed_errors_and_change_nothing() {
+    let error = unchanged_after(|_| Ok(vec![0.5, f64::NAN, 0.5, 0.5]));
+    assert_eq!(error.code(), "invalid_scores");
+    assert!(error.message().contains("score [1]"), "{}", error.message());
+    assert_eq!(
+        unchanged_after(|_| Ok(vec![0.5; 3])).code(),
+        "invalid_scores"
+    );
+    assert_eq!(
+        unchanged_after(|_| Ok(vec![1.5; CASES])).code(),
+        "invalid_scores"
+    );
+    assert_eq!(
+        unchanged_after(|_| Ok(vec![-0.0, -1.0, 0.0, 0.0])).code(),
+        "invalid_scores"
+    );
+    assert_eq!(
+        unchanged_after(|_| Ok(vec![f64::INFINITY; CASES])).code(),
+        "invalid_scores"
+    );
+    let failed = unchanged_after(|_| Err(GateError::EvaluationFailed(PortError::new("down"))));
+    assert_eq!(failed.code(), "evaluation_failed");
+}
+
+#[test]
+fn an_oversized_batch_or_an_empty_held_out_set_is_refused_before_anything_runs() {
+    let mut gate = gate();
+    let evaluator = ScriptedEvaluator::new(scores);
+    let ops: Vec<DeltaOp> = (0..65)
+        .map(|i| add(&format!("r/{i}"), &format!("lesson {i}")))
+        .collect();
+    let error = run(gate.propose(&ops, &held_out(), &evaluator)).unwrap_err();
+    assert_eq!((error.code(), error.path()), ("invalid_input", "ops"));
+    let none = HeldOut {
+        cases: 0,
+        digest: String::new(),
+    };
+    let error = run(gate.propose(&[add("r/0", "x")], &none, &evaluator)).unwrap_err();
+    assert_eq!((error.code(), error.path()), ("invalid_input", "cases"));
+    assert_eq!(evaluator.calls.get(), 0);
+    assert_eq!(gate, self::gate());
+}
+
+#[test]
+fn a_batch_that_applies_nothing_is_not_evaluated() {
+    let mut gate = gate();
+    let evaluator = ScriptedEvaluator::new(scores);
+    let remove_missing = DeltaOp {
+        op_id: "r/0".to_owned(),
+        kind: DeltaKind::Remove {
+            bullet_id: "b-9999".to_owned(),
+        },
+    };
+    let outcome = run(gate.propose(&[remove_missing], &held_out(), &evaluator)).unwrap();
+    assert_eq!(outcome.decision, GateDecision::Unchanged);
+    assert_eq!(outcome.report.rejected.len(), 1);
+    assert_eq!(evaluator.calls.get(), 0);
+}
+
+#[test]
+fn policies_out_of_range_are_refused() {
+    for policy in [
+        GatePolicy {
+            tolerance: -0.1,
+            ..GatePolicy::default()
+        },
+        GatePolicy {
+            tolerance: f64::NAN,
+            ..GatePolicy::default()
+        },
+        GatePolicy {
+            tolerance: 1.5,
+            ..GatePolicy::default()
+        },
+        GatePolicy {
+            max_tokens: 0,
+            ..GatePolicy::default()
+        },
+        GatePolicy {
+            max_batch: 0,
+            ..GatePolicy::default()
+        },
+        GatePolicy {
+            max_batch: 1001,
+            ..GatePolicy::default()
+        },
+    ] {
+        let error = GatedPlaybook::new(Playbook::default(), policy).unwrap_err();
+        assert!(error.path.starts_with("policy."), "{}", error.path);
+    }
+}
+
+/// Scores from the bullets' contents: each content `s{k}` adds k to case k % CASES, capped at 1.
+fn content_scores(playbook: &Playbook) -> Result<Vec<f64>, GateError> {
+    let mut totals = [0.3_f64; CASES];
+    for bullet in &playbook.bullets {
+        if let Some(k) = bullet
+            .content
+            .split(' ')
+            .next()
+            .and_then(|t| t.strip_prefix('s'))
+            .and_then(|k| k.parse::<i64>().ok())
+        {
+            let case = usize::try_from(k.unsigned_abs() % CASES as u64).unwrap();
+            totals[case] = (totals[case] + k as f64 / 10.0).clamp(0.0, 1.0);
+        }
+    }
+    Ok(totals.to_vec())
+}
+
+proptest! {
+    /// With no tolerance, whatever batches come (helpful or harmful), the accepted playbook's held-out score
+    /// never falls: every accepted candidate scored at least the accepted one.
+    #[test]
+    fn the_accepted_score_never_falls(batches in prop::collection::vec(prop::collection::vec(-9_i64..10, 1..4), 1..12)) {
+        let mut gate = gate();
+        let evaluator = ScriptedEvaluator::new(content_scores);
+        let start = content_scores(&Playbook::default()).unwrap().iter().sum::<f64>() / CASES as f64;
+        let mut accepted = start;
+        for (round, batch) in batches.iter().enumerate() {
+            let ops: Vec<DeltaOp> = batch
+                .iter()
+                .enumerate()
+                .map(|(i, k)| add(&format!("r{round}/{i}"), &format!("s{k} #{round}.{i}")))
+                .collect();
+            // The content carries a suffix so each op is new; the score reads the `s{k}` prefix.
+            let outcome = run(gate.propose(&ops, &held_out(), &evaluator)).unwrap();
+            let now = content_scores(&gate.playbook).unwrap().iter().sum::<f64>() / CASES as f64;
+            prop_assert!(now >= accepted - 1e-12, "{now} < {accepted} after {:?}", outcome.decision);
+            accepted = now;
+        }
+        prop_assert!(accepted >= start - 1e-12);
+    }
+}
