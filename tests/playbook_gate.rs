@@ -399,3 +399,53 @@ proptest! {
         prop_assert!(accepted >= start - 1e-12);
     }
 }
+
+/// The budget by re-rendering after every removal: the reference `within_budget` is measured against.
+fn within_budget_by_rendering(playbook: &Playbook, max_tokens: usize) -> (Playbook, Vec<String>) {
+    let mut kept = playbook.clone();
+    let mut retired = Vec::new();
+    while estimated_tokens(&kept.render()) > max_tokens {
+        let Some(worst) = kept
+            .bullets
+            .iter()
+            .enumerate()
+            .min_by_key(|(index, bullet)| (bullet.net_score(), *index))
+            .map(|(index, _)| index)
+        else {
+            break;
+        };
+        retired.push(kept.bullets.remove(worst).id);
+    }
+    (kept, retired)
+}
+
+proptest! {
+    /// The linear budget computation retires exactly what re-rendering after each removal would.
+    #[test]
+    fn the_budget_matches_re_rendering(
+        bullets in prop::collection::vec((0_usize..4, "[a-zé ]{0,40}", 0_u32..5, 0_u32..5), 0..30),
+        max_tokens in 1_usize..400,
+    ) {
+        let playbook = Playbook {
+            version: 1,
+            next_id: bullets.len() as u64,
+            bullets: bullets
+                .iter()
+                .enumerate()
+                .map(|(i, (section, content, helpful, harmful))| Bullet {
+                    id: format!("b-{i:04}"),
+                    section: ["lessons", "tools", "セクション", ""][*section].to_owned(),
+                    content: content.clone(),
+                    helpful: *helpful,
+                    harmful: *harmful,
+                    neutral: 0,
+                })
+                .collect(),
+            ..Playbook::default()
+        };
+        let fast = agent_governor::playbook::gate::within_budget(&playbook, max_tokens);
+        let reference = within_budget_by_rendering(&playbook, max_tokens);
+        prop_assert_eq!(&fast, &reference);
+        prop_assert!(estimated_tokens(&fast.0.render()) <= max_tokens);
+    }
+}

@@ -25,6 +25,14 @@ impl Bullet {
     pub fn net_score(&self) -> i64 {
         i64::from(self.helpful) - i64::from(self.harmful)
     }
+
+    /// Its line in the ACE text form (without the line break).
+    pub fn ace_line(&self) -> String {
+        format!(
+            "[{}] helpful={} harmful={} :: {}",
+            self.id, self.helpful, self.harmful, self.content
+        )
+    }
 }
 
 /// Text as compared for near-duplicates: lower case, punctuation dropped, white space folded.
@@ -236,10 +244,8 @@ impl Playbook {
         for section in sections {
             out.push_str(&format!("## {section}\n"));
             for b in self.bullets.iter().filter(|b| b.section == section) {
-                out.push_str(&format!(
-                    "[{}] helpful={} harmful={} :: {}\n",
-                    b.id, b.helpful, b.harmful, b.content
-                ));
+                out.push_str(&b.ace_line());
+                out.push('\n');
             }
             out.push('\n');
         }
@@ -250,12 +256,7 @@ impl Playbook {
     pub fn render_bullets(&self, ids: &[String]) -> String {
         ids.iter()
             .filter_map(|id| self.bullet(id))
-            .map(|b| {
-                format!(
-                    "[{}] helpful={} harmful={} :: {}",
-                    b.id, b.helpful, b.harmful, b.content
-                )
-            })
+            .map(Bullet::ace_line)
             .collect::<Vec<_>>()
             .join("\n")
     }

@@ -102,22 +102,60 @@ pub fn estimated_tokens(text: &str) -> usize {
 }
 
 /// `playbook` with the bullets of lowest helpful-minus-harmful count (older first on ties) removed until its
-/// rendering fits `max_tokens`; and the ids removed, in order.
+/// rendering fits `max_tokens`; and the ids removed, in order. Linear in the playbook's size: the rendering's
+/// length is kept by arithmetic (each bullet's line, each section's header and blank line), not re-rendered.
 pub fn within_budget(playbook: &Playbook, max_tokens: usize) -> (Playbook, Vec<String>) {
-    let mut kept = playbook.clone();
-    let mut retired = Vec::new();
-    while estimated_tokens(&kept.render()) > max_tokens {
-        let Some(worst) = kept
-            .bullets
-            .iter()
-            .enumerate()
-            .min_by_key(|(index, bullet)| (bullet.net_score(), *index))
-            .map(|(index, _)| index)
-        else {
-            break;
-        };
-        retired.push(kept.bullets.remove(worst).id);
+    let limit = max_tokens.saturating_mul(4);
+    let mut length = playbook.render().len();
+    if length <= limit {
+        return (playbook.clone(), Vec::new());
     }
+    let line_lengths: Vec<usize> = playbook
+        .bullets
+        .iter()
+        .map(|bullet| bullet.ace_line().len() + 1)
+        .collect();
+    let mut per_section: std::collections::BTreeMap<&str, usize> =
+        std::collections::BTreeMap::new();
+    for bullet in &playbook.bullets {
+        *per_section.entry(bullet.section.as_str()).or_default() += 1;
+    }
+    let mut order: Vec<usize> = (0..playbook.bullets.len()).collect();
+    order.sort_by_key(|&index| {
+        (
+            playbook
+                .bullets
+                .get(index)
+                .map_or(0, super::book::Bullet::net_score),
+            index,
+        )
+    });
+    let mut removed = vec![false; playbook.bullets.len()];
+    let mut retired = Vec::new();
+    for index in order {
+        if length <= limit {
+            break;
+        }
+        let (Some(bullet), Some(line)) = (playbook.bullets.get(index), line_lengths.get(index))
+        else {
+            continue;
+        };
+        length -= line;
+        if let Some(count) = per_section.get_mut(bullet.section.as_str()) {
+            *count -= 1;
+            if *count == 0 {
+                // `## {section}\n` and the blank line after the section.
+                length -= bullet.section.len() + 5;
+            }
+        }
+        if let Some(flag) = removed.get_mut(index) {
+            *flag = true;
+        }
+        retired.push(bullet.id.clone());
+    }
+    let mut kept = playbook.clone();
+    let mut flags = removed.into_iter();
+    kept.bullets.retain(|_| !flags.next().unwrap_or(false));
     (kept, retired)
 }
 
