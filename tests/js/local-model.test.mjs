@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, stepCountIs, tool } from "ai";
 import { z } from "zod";
-import { Closer, MemoryStore, Playbook, Watcher, createGovernor, issueConfirmation, openAICompatible, personaCatalog, pickWatcherPersona } from "agent-governor";
+import { Closer, GatedPlaybook, MemoryStore, Playbook, Watcher, createGovernor, issueConfirmation, openAICompatible, personaCatalog, pickWatcherPersona } from "agent-governor";
 import { governTools } from "agent-governor/ai";
 import { startModelServer } from "../../scripts/local-llm/server.mjs";
 import { startServer } from "../../scripts/serve.mjs";
@@ -125,6 +125,12 @@ test("Node: the Reflector analyses a trajectory through the local model; the res
     assert.equal(evaluation.bullet_id, "b-0001", "only the used bullet is tagged");
     assert.ok(["helpful", "harmful", "neutral"].includes(evaluation.tag));
   }
+  // The model's reflection goes through the acceptance gate: the outcome is typed, whatever the model said.
+  const gated = await GatedPlaybook.load(store, "default");
+  const outcome = await gated.proposeReflection("local-1", result, { cases: ["held-out case"], evaluate: (playbook, cases) => cases.map(() => 0.5) });
+  assert.ok(["accepted", "rejected", "unchanged"].includes(outcome.decision), outcome.decision);
+  assert.match(outcome.fingerprint, /^[0-9a-f]{64}$/);
+  assert.ok(Array.isArray(outcome.report.applied));
 });
 
 test("Node: the control loop's judge is the local model over HTTP; its answer is parsed and typed, and the loop never acts unasked", { timeout: 240_000 }, async () => {
