@@ -61,10 +61,7 @@ impl Evaluator for ScriptedEvaluator {
 }
 
 fn held_out() -> HeldOut {
-    HeldOut {
-        cases: CASES,
-        digest: "cases-v1".to_owned(),
-    }
+    HeldOut { cases: CASES }
 }
 
 fn add(op_id: &str, content: &str) -> DeltaOp {
@@ -91,7 +88,8 @@ fn a_helpful_batch_is_accepted_and_the_previous_playbook_kept() {
     assert_eq!(outcome.candidate, Some(0.625));
     assert_eq!(gate.playbook.bullets.len(), 1);
     assert_eq!(gate.previous.len(), 1);
-    assert_eq!(gate.previous[0], Playbook::default());
+    assert_eq!(gate.previous[0].version, 0);
+    assert!(gate.previous[0].bullets.is_empty());
     assert_eq!(gate.log.last().unwrap().decision, GateDecision::Accepted);
     assert_eq!(evaluator.calls.get(), 2, "the baseline and the candidate");
 }
@@ -127,9 +125,106 @@ fn a_regressing_batch_is_rejected_recorded_and_changes_nothing() {
     );
     assert_eq!(
         evaluator.calls.get(),
-        3,
-        "the known baseline is not measured again"
+        4,
+        "the accepted playbook is scored again with each proposal"
     );
+}
+
+#[test]
+fn the_baseline_is_measured_with_each_proposal_so_a_changed_evaluator_cannot_hide_a_regression() {
+    let mut gate = gate();
+    run(gate.propose(
+        &[add("a/0", "first")],
+        &held_out(),
+        &ScriptedEvaluator::new(|_| Ok(vec![0.2; CASES])),
+    ))
+    .unwrap();
+    // Another evaluator: the accepted playbook (one bullet) scores 0.9 under it, the candidate 0.5.
+    let other = ScriptedEvaluator::new(|playbook| {
+        Ok(vec![
+            if playbook.bullets.len() == 1 {
+                0.9
+            } else {
+                0.5
+            };
+            CASES
+        ])
+    });
+    let outcome = run(gate.propose(&[add("b/0", "second")], &held_out(), &other)).unwrap();
+    assert_eq!(outcome.decision, GateDecision::Rejected);
+    assert_eq!(
+        (outcome.baseline, outcome.candidate),
+        (Some(0.9), Some(0.5))
+    );
+}
+
+#[test]
+fn the_same_change_re_worded_only_in_case_punctuation_or_spacing_is_refused_again() {
+    let mut gate = gate();
+    let evaluator = ScriptedEvaluator::new(|playbook| {
+        Ok(vec![
+            if playbook.bullets.is_empty() {
+                1.0
+            } else {
+                0.0
+            };
+            CASES
+        ])
+    });
+    let first = run(gate.propose(
+        &[add("r1/0", "Never retry a failed Apply.")],
+        &held_out(),
+        &evaluator,
+    ))
+    .unwrap();
+    assert_eq!(first.decision, GateDecision::Rejected);
+    let reworded = run(gate.propose(
+        &[add("r2/0", "  never RETRY a failed apply ")],
+        &held_out(),
+        &evaluator,
+    ))
+    .unwrap();
+    assert_eq!(reworded.decision, GateDecision::RefusedAgain);
+    // An op the curator refuses does not make the batch a new one.
+    let padded = vec![
+        add("r3/0", "never retry a failed apply"),
+        DeltaOp {
+            op_id: "r3/1".to_owned(),
+            kind: DeltaKind::Remove {
+                bullet_id: "b-9999".to_owned(),
+            },
+        },
+    ];
+    assert_eq!(
+        run(gate.propose(&padded, &held_out(), &evaluator))
+            .unwrap()
+            .decision,
+        GateDecision::RefusedAgain
+    );
+    assert_eq!(evaluator.calls.get(), 2);
+}
+
+#[test]
+fn a_forged_state_is_refused() {
+    use agent_governor::input::Validate;
+    let mut forged = gate();
+    forged.policy.tolerance = 5.0;
+    assert_eq!(forged.validate().unwrap_err().path, "policy.tolerance");
+    let mut forged = gate();
+    forged.rejected = vec!["not a fingerprint".to_owned()];
+    assert_eq!(forged.validate().unwrap_err().path, "rejected[0]");
+    let mut forged = gate();
+    forged.next_sequence = (1 << 53) + 1;
+    assert_eq!(forged.validate().unwrap_err().path, "nextSequence");
+    let mut forged = gate();
+    run(forged.propose(
+        &[add("r1/0", "good-0")],
+        &held_out(),
+        &ScriptedEvaluator::new(scores),
+    ))
+    .unwrap();
+    forged.previous[0].audit_length = 99;
+    assert_eq!(forged.validate().unwrap_err().path, "previous[0]");
 }
 
 #[test]
@@ -216,14 +311,22 @@ fn the_budget_retires_the_lowest_net_bullets_through_the_gate() {
     assert!(estimated_tokens(&gate.playbook.render()) <= budget);
     assert_eq!(gate.log.last().unwrap().retired, vec!["b-0002".to_owned()]);
 
-    // A retirement that would cost score is rejected like any batch; the prompt stays within the budget.
-    gate.policy.max_tokens = 8;
+    // A lower budget: the judge is given the playbook within it at once, and `retire` makes that permanent
+    // without scoring (the judge's playbook does not change).
+    gate.policy.max_tokens = 20;
+    assert!(estimated_tokens(&gate.prompt()) <= 20);
+    let judged = gate.prompt();
     let calls = evaluator.calls.get();
     let retirement = run(gate.retire(&held_out(), &evaluator)).unwrap();
-    assert_eq!(retirement.decision, GateDecision::Rejected);
-    assert!(evaluator.calls.get() > calls);
-    assert_eq!(gate.playbook.bullets.len(), 3);
-    assert!(estimated_tokens(&gate.prompt()) <= 8);
+    assert_eq!(retirement.decision, GateDecision::Accepted);
+    assert_eq!(evaluator.calls.get(), calls);
+    assert_eq!(gate.prompt(), judged);
+    assert!(estimated_tokens(&gate.playbook.render()) <= 20);
+
+    // After it, a batch is scored against what the judge was given, retirements included on both sides.
+    let outcome = run(gate.propose(&[add("r2/0", "good-3")], &held_out(), &evaluator)).unwrap();
+    assert_ne!(outcome.decision, GateDecision::RefusedAgain);
+    assert!(estimated_tokens(&gate.prompt()) <= 20);
 }
 
 #[test]
@@ -237,7 +340,6 @@ fn revert_restores_the_exact_previous_playbook() {
     let record = gate.revert().unwrap();
     assert_eq!(record.decision, GateDecision::Reverted);
     assert_eq!(gate.playbook, first);
-    assert_eq!(gate.score, None, "measured again when next needed");
     assert_eq!(gate.log.last().unwrap(), &record);
     gate.revert().unwrap();
     assert_eq!(gate.playbook, Playbook::default());
@@ -252,7 +354,6 @@ fn unchanged_after(answer: fn(&Playbook) -> Result<Vec<f64>, GateError>) -> Gate
         &ScriptedEvaluator::new(scores),
     ))
     .unwrap();
-    gate.score = None;
     let before = gate.clone();
     let error = run(gate.propose(
         &[add("r2/0", "good-1")],
@@ -298,10 +399,7 @@ fn an_oversized_batch_or_an_empty_held_out_set_is_refused_before_anything_runs()
         .collect();
     let error = run(gate.propose(&ops, &held_out(), &evaluator)).unwrap_err();
     assert_eq!((error.code(), error.path()), ("invalid_input", "ops"));
-    let none = HeldOut {
-        cases: 0,
-        digest: String::new(),
-    };
+    let none = HeldOut { cases: 0 };
     let error = run(gate.propose(&[add("r/0", "x")], &none, &evaluator)).unwrap_err();
     assert_eq!((error.code(), error.path()), ("invalid_input", "cases"));
     assert_eq!(evaluator.calls.get(), 0);

@@ -123,12 +123,12 @@ impl Playbook {
     }
 
     pub(crate) fn new_id(&mut self) -> String {
-        self.next_id += 1;
+        self.next_id = self.next_id.saturating_add(1);
         format!("b-{:04}", self.next_id)
     }
 
     pub(crate) fn log(&mut self, action: &str, op_id: Option<&str>, detail: String) {
-        self.version += 1;
+        self.version = self.version.saturating_add(1);
         self.audit.push(AuditEntry {
             version: self.version,
             action: action.to_owned(),
@@ -147,9 +147,9 @@ impl Playbook {
                 continue;
             };
             match evaluation.tag {
-                BulletTag::Helpful => bullet.helpful += 1,
-                BulletTag::Harmful => bullet.harmful += 1,
-                BulletTag::Neutral => bullet.neutral += 1,
+                BulletTag::Helpful => bullet.helpful = bullet.helpful.saturating_add(1),
+                BulletTag::Harmful => bullet.harmful = bullet.harmful.saturating_add(1),
+                BulletTag::Neutral => bullet.neutral = bullet.neutral.saturating_add(1),
             }
             counted += 1;
         }
@@ -169,9 +169,9 @@ impl Playbook {
             let key = (bullet.section.clone(), normalized(&bullet.content));
             match keeper.get(&key).and_then(|index| kept.get_mut(*index)) {
                 Some(target) => {
-                    target.helpful += bullet.helpful;
-                    target.harmful += bullet.harmful;
-                    target.neutral += bullet.neutral;
+                    target.helpful = target.helpful.saturating_add(bullet.helpful);
+                    target.harmful = target.harmful.saturating_add(bullet.harmful);
+                    target.neutral = target.neutral.saturating_add(bullet.neutral);
                     removed.push(bullet.id);
                 }
                 None => {

@@ -140,9 +140,9 @@ fn apply(playbook: &mut Playbook, op: &DeltaOp, report: &mut DeltaReport) {
         DeltaKind::Tag { bullet_id, tag } => {
             if let Some(bullet) = playbook.bullet_mut(bullet_id) {
                 match tag {
-                    BulletTag::Helpful => bullet.helpful += 1,
-                    BulletTag::Harmful => bullet.harmful += 1,
-                    BulletTag::Neutral => bullet.neutral += 1,
+                    BulletTag::Helpful => bullet.helpful = bullet.helpful.saturating_add(1),
+                    BulletTag::Harmful => bullet.harmful = bullet.harmful.saturating_add(1),
+                    BulletTag::Neutral => bullet.neutral = bullet.neutral.saturating_add(1),
                 }
             }
             ("TAG", format!("{bullet_id} {tag:?}"))
@@ -155,13 +155,13 @@ fn apply(playbook: &mut Playbook, op: &DeltaOp, report: &mut DeltaReport) {
             bullet_ids,
             content,
         } => {
-            let (mut helpful, mut harmful, mut neutral) = (0, 0, 0);
+            let (mut helpful, mut harmful, mut neutral) = (0_u32, 0_u32, 0_u32);
             for id in bullet_ids {
                 if let Some(b) = playbook.bullet(id) {
                     (helpful, harmful, neutral) = (
-                        helpful + b.helpful,
-                        harmful + b.harmful,
-                        neutral + b.neutral,
+                        helpful.saturating_add(b.helpful),
+                        harmful.saturating_add(b.harmful),
+                        neutral.saturating_add(b.neutral),
                     );
                 }
             }

@@ -1,14 +1,16 @@
 //! The acceptance gate: a playbook learns only what does not make it worse.
 //!
 //! A batch of curator deltas is applied to a candidate copy of the accepted playbook, the candidate is kept
-//! within the token budget (the bullets with the lowest helpful-minus-harmful counts retired first), both are
-//! scored on a held-out set through the host's evaluator, and the candidate replaces the accepted playbook
-//! only when its mean score does not fall below the accepted one's by more than the tolerance (or, strict,
-//! only when it is higher). A rejected batch is recorded with its scores and reason, and the same batch (the
-//! same operations, whatever their op ids) is refused without evaluation when proposed again. Every decision
-//! is logged; `revert` restores the previous accepted playbook exactly.
+//! within the token budget (the bullets with the lowest helpful-minus-harmful counts retired first), and both
+//! the playbook the judge is given now (the accepted one within the budget) and the candidate are scored on a
+//! held-out set through the host's evaluator, every time (a score is never carried over from another
+//! evaluator or another set of cases). The candidate replaces the accepted playbook only when its mean score
+//! does not fall below the current one's by more than the tolerance (or, strict, only when it is higher). A
+//! rejected batch is recorded with its scores and reason, and the same batch (the same operations as applied,
+//! contents compared as the curator compares them, whatever their op ids) is refused without evaluation when
+//! proposed again. Every decision is logged; `revert` restores the previous accepted playbook exactly.
 
-use super::book::Playbook;
+use super::book::{Playbook, normalized};
 use super::delta::{DeltaKind, DeltaOp, DeltaReport, apply_deltas};
 use crate::input::{InputError, Validate, to_json_string};
 use crate::ports::PortError;
@@ -159,12 +161,25 @@ pub fn within_budget(playbook: &Playbook, max_tokens: usize) -> (Playbook, Vec<S
     (kept, retired)
 }
 
-/// The held-out set as the gate knows it: how many cases, and a digest of their JSON (a score measured on
-/// other cases is not reused).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The held-out set as the gate knows it: how many cases (one score is expected per case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeldOut {
     pub cases: usize,
-    pub digest: String,
+}
+
+/// A previous accepted playbook, kept compactly: the accepted playbook that followed it was derived from it by
+/// appending (audit entries, applied op ids), so its bullets, counters and the lengths of what grew restore
+/// it exactly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PreviousVersion {
+    pub version: u64,
+    pub next_id: u64,
+    pub bullets: Vec<super::book::Bullet>,
+    /// The audit log's length then.
+    pub audit_length: usize,
+    /// Op ids applied since then.
+    pub added_ops: Vec<String>,
 }
 
 /// What the gate decided.
@@ -295,33 +310,98 @@ pub struct GatedPlaybook {
     pub policy: GatePolicy,
     #[tsify(type = "PlaybookData")]
     pub playbook: Playbook,
-    /// The accepted playbook's mean held-out score, when measured ...
-    #[tsify(type = "number | null")]
-    pub score: Option<f64>,
-    /// ... on the held-out set of this digest.
-    #[tsify(type = "string | null")]
-    pub score_digest: Option<String>,
     /// Previous accepted playbooks, the latest last (`revert`).
-    #[tsify(type = "PlaybookData[]")]
-    pub previous: Vec<Playbook>,
+    pub previous: Vec<PreviousVersion>,
     /// Fingerprints of rejected batches, the oldest first.
     pub rejected: Vec<String>,
     pub log: Vec<GateRecord>,
     pub next_sequence: u64,
 }
 
+/// Largest sequence number (JavaScript numbers are exact up to 2^53).
+const MAX_SEQUENCE: u64 = 1 << 53;
+
 impl Validate for GatedPlaybook {
+    /// A state read back (from a store or `fromJSON`) must be one the gate could have written.
     fn validate(&self) -> Result<(), InputError> {
         self.policy
             .validate()
-            .map_err(|error| error.within("policy"))
+            .map_err(|error| error.within("policy"))?;
+        let bound = |path: &str, length: usize, max: usize| {
+            if length > max {
+                Err(InputError::invalid(
+                    path,
+                    format!("holds {length} entries; the gate keeps at most {max}"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        bound("previous", self.previous.len(), MAX_PREVIOUS)?;
+        bound("rejected", self.rejected.len(), MAX_REJECTED_FINGERPRINTS)?;
+        bound("log", self.log.len(), MAX_LOG)?;
+        let is_fingerprint = |text: &str| {
+            text.len() == 64
+                && text
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        };
+        if let Some(index) = self.rejected.iter().position(|text| !is_fingerprint(text)) {
+            return Err(InputError::invalid(
+                format!("rejected[{index}]"),
+                "must be a SHA-256 fingerprint (64 lower-case hex digits)",
+            ));
+        }
+        if self.next_sequence > MAX_SEQUENCE
+            || self
+                .log
+                .iter()
+                .any(|record| record.sequence >= self.next_sequence)
+        {
+            return Err(InputError::invalid(
+                "nextSequence",
+                "must be above every logged sequence and at most 2^53",
+            ));
+        }
+        if let Some(index) = self.previous.iter().position(|previous| {
+            previous.audit_length > self.playbook.audit.len()
+                || previous.version > self.playbook.version
+        }) {
+            return Err(InputError::invalid(
+                format!("previous[{index}]"),
+                "is not an earlier version of the playbook",
+            ));
+        }
+        Ok(())
     }
 }
 
-/// SHA-256 (hex) of the operations without their op ids: the same change under new op ids is the same batch.
-pub fn batch_fingerprint(ops: &[DeltaOp]) -> String {
-    let kinds: Vec<&DeltaKind> = ops.iter().map(|op| &op.kind).collect();
-    hex::encode(Sha256::digest(to_json_string(&kinds).as_bytes()))
+/// SHA-256 (hex) of the operations, in order, without their op ids and with every text compared as the
+/// curator compares contents (case, punctuation and white space folded): the same change under new op ids,
+/// or re-worded only in those, is the same batch.
+pub fn batch_fingerprint<'a>(ops: impl IntoIterator<Item = &'a DeltaOp>) -> String {
+    let folded: Vec<DeltaKind> = ops
+        .into_iter()
+        .map(|op| match &op.kind {
+            DeltaKind::Add { section, content } => DeltaKind::Add {
+                section: normalized(section),
+                content: normalized(content),
+            },
+            DeltaKind::Update { bullet_id, content } => DeltaKind::Update {
+                bullet_id: bullet_id.clone(),
+                content: normalized(content),
+            },
+            DeltaKind::Merge {
+                bullet_ids,
+                content,
+            } => DeltaKind::Merge {
+                bullet_ids: bullet_ids.clone(),
+                content: normalized(content),
+            },
+            other => other.clone(),
+        })
+        .collect();
+    hex::encode(Sha256::digest(to_json_string(&folded).as_bytes()))
 }
 
 /// The mean of one score per case, each from 0 to 1.
@@ -415,19 +495,10 @@ impl GatedPlaybook {
 
     fn push_log(&mut self, mut record: GateRecord) {
         record.sequence = self.next_sequence;
-        self.next_sequence += 1;
+        self.next_sequence = self.next_sequence.saturating_add(1);
         self.log.push(record);
         if self.log.len() > MAX_LOG {
             self.log.remove(0);
-        }
-    }
-
-    fn remember_rejected(&mut self, fingerprint: &str) {
-        if !self.rejected.iter().any(|known| known == fingerprint) {
-            self.rejected.push(fingerprint.to_owned());
-        }
-        if self.rejected.len() > MAX_REJECTED_FINGERPRINTS {
-            self.rejected.remove(0);
         }
     }
 
@@ -449,10 +520,26 @@ impl GatedPlaybook {
             )));
         }
         validate_held_out(held_out)?;
-        let fingerprint = batch_fingerprint(ops);
         let version = self.playbook.version;
-        if self.rejected.contains(&fingerprint) {
-            let reason = "the same batch was rejected before".to_owned();
+        let mut changed = self.playbook.clone();
+        let report = apply_deltas(&mut changed, ops);
+        let applied: Vec<&DeltaOp> = ops
+            .iter()
+            .filter(|op| report.applied.contains(&op.op_id))
+            .collect();
+        let fingerprint = batch_fingerprint(applied.iter().copied());
+        let outcome = |decision, reason: &str, report, retired| GateOutcome {
+            decision,
+            fingerprint: fingerprint.clone(),
+            baseline: None,
+            candidate: None,
+            reason: reason.to_owned(),
+            report,
+            retired,
+            playbook_version: version,
+        };
+        if !applied.is_empty() && self.rejected.contains(&fingerprint) {
+            let reason = "the same batch was rejected before";
             self.push_log(GateRecord {
                 sequence: 0,
                 decision: GateDecision::RefusedAgain,
@@ -460,52 +547,123 @@ impl GatedPlaybook {
                 baseline: None,
                 candidate: None,
                 retired: Vec::new(),
-                reason: reason.clone(),
+                reason: reason.to_owned(),
                 playbook_version: version,
                 ops: Vec::new(),
             });
-            return Ok(GateOutcome {
-                decision: GateDecision::RefusedAgain,
-                fingerprint,
-                baseline: None,
-                candidate: None,
+            return Ok(outcome(
+                GateDecision::RefusedAgain,
                 reason,
-                report: DeltaReport::default(),
-                retired: Vec::new(),
-                playbook_version: version,
-            });
+                report,
+                Vec::new(),
+            ));
         }
-        let mut changed = self.playbook.clone();
-        let report = apply_deltas(&mut changed, ops);
         let (mut candidate, retired) = within_budget(&changed, self.policy.max_tokens);
         if !retired.is_empty() {
             candidate.log("RETIRE", None, format!("retired {}", retired.join(", ")));
         }
-        if report.applied.is_empty() && retired.is_empty() {
-            return Ok(GateOutcome {
-                decision: GateDecision::Unchanged,
-                fingerprint,
-                baseline: None,
-                candidate: None,
-                reason: "no operation of the batch applied".to_owned(),
-                report,
-                retired,
-                playbook_version: version,
-            });
+        if applied.is_empty() && retired.is_empty() {
+            let reason = "no operation of the batch applied";
+            return Ok(outcome(GateDecision::Unchanged, reason, report, retired));
         }
-        self.decide(
+        // What the judge is given now: the accepted playbook within the budget.
+        let (judged, _) = within_budget(&self.playbook, self.policy.max_tokens);
+        if candidate.bullets == judged.bullets {
+            // The judge would be given exactly what it is given now (a retirement the budget already
+            // applies to the prompt): made permanent, nothing to score.
+            let reason =
+                "the playbook the judge is given is unchanged (the budget already applied)";
+            self.accept(candidate, &fingerprint, None, None, &retired, reason);
+            let mut accepted = outcome(GateDecision::Accepted, reason, report, retired);
+            accepted.playbook_version = self.playbook.version;
+            return Ok(accepted);
+        }
+        let baseline = mean_score(&evaluator.evaluate(&judged).await?, held_out.cases)?;
+        let candidate_mean = mean_score(&evaluator.evaluate(&candidate).await?, held_out.cases)?;
+        let (accepted, reason) = judge(baseline, candidate_mean, &self.policy);
+        let decision = if accepted {
+            self.accept(
+                candidate,
+                &fingerprint,
+                Some(baseline),
+                Some(candidate_mean),
+                &retired,
+                &reason,
+            );
+            GateDecision::Accepted
+        } else {
+            if !self.rejected.contains(&fingerprint) {
+                self.rejected.push(fingerprint.clone());
+            }
+            if self.rejected.len() > MAX_REJECTED_FINGERPRINTS {
+                self.rejected.remove(0);
+            }
+            self.push_log(GateRecord {
+                sequence: 0,
+                decision: GateDecision::Rejected,
+                fingerprint: Some(fingerprint.clone()),
+                baseline: Some(baseline),
+                candidate: Some(candidate_mean),
+                retired: Vec::new(),
+                reason: reason.clone(),
+                playbook_version: version,
+                ops: applied.into_iter().cloned().collect(),
+            });
+            GateDecision::Rejected
+        };
+        Ok(GateOutcome {
+            decision,
             fingerprint,
-            ops,
-            candidate,
+            baseline: Some(baseline),
+            candidate: Some(candidate_mean),
+            reason,
             report,
             retired,
-            held_out,
-            evaluator,
-        )
-        .await
+            playbook_version: self.playbook.version,
+        })
     }
 
-    /// Retires the accepted playbook's lowest-scored bullets until it fits the token budget, through the gate.
+    /// The candidate becomes the accepted playbook; the previous one is kept for `revert`.
+    fn accept(
+        &mut self,
+        candidate: Playbook,
+        fingerprint: &str,
+        baseline: Option<f64>,
+        candidate_mean: Option<f64>,
+        retired: &[String],
+        reason: &str,
+    ) {
+        let added_ops = candidate
+            .applied_ops
+            .difference(&self.playbook.applied_ops)
+            .cloned()
+            .collect();
+        let before = std::mem::replace(&mut self.playbook, candidate);
+        self.previous.push(PreviousVersion {
+            version: before.version,
+            next_id: before.next_id,
+            bullets: before.bullets,
+            audit_length: before.audit.len(),
+            added_ops,
+        });
+        if self.previous.len() > MAX_PREVIOUS {
+            self.previous.remove(0);
+        }
+        self.push_log(GateRecord {
+            sequence: 0,
+            decision: GateDecision::Accepted,
+            fingerprint: Some(fingerprint.to_owned()),
+            baseline,
+            candidate: candidate_mean,
+            retired: retired.to_vec(),
+            reason: reason.to_owned(),
+            playbook_version: self.playbook.version,
+            ops: Vec::new(),
+        });
+    }
+
+    /// Retires the accepted playbook's lowest-scored bullets until it fits the token budget, through the gate
+    /// (accepted without evaluation when the judge already sees exactly that playbook, which `prompt` ensures).
     pub async fn retire(
         &mut self,
         held_out: &HeldOut,
@@ -525,81 +683,17 @@ impl GatedPlaybook {
         self.propose(&ops, held_out, evaluator).await
     }
 
-    #[allow(clippy::too_many_arguments)]
-    async fn decide(
-        &mut self,
-        fingerprint: String,
-        ops: &[DeltaOp],
-        candidate: Playbook,
-        report: DeltaReport,
-        retired: Vec<String>,
-        held_out: &HeldOut,
-        evaluator: &impl Evaluator,
-    ) -> Result<GateOutcome, GateError> {
-        let before = self.playbook.clone();
-        let known = self
-            .score
-            .filter(|_| self.score_digest.as_deref() == Some(held_out.digest.as_str()));
-        let baseline = match known {
-            Some(mean) => mean,
-            None => {
-                let scores = evaluator.evaluate(&before).await?;
-                mean_score(&scores, held_out.cases)?
-            }
-        };
-        let scores = evaluator.evaluate(&candidate).await?;
-        let candidate_mean = mean_score(&scores, held_out.cases)?;
-        let (accepted, reason) = judge(baseline, candidate_mean, &self.policy);
-        let decision = if accepted {
-            self.previous.push(before);
-            if self.previous.len() > MAX_PREVIOUS {
-                self.previous.remove(0);
-            }
-            self.playbook = candidate;
-            self.score = Some(candidate_mean);
-            GateDecision::Accepted
-        } else {
-            self.score = Some(baseline);
-            self.remember_rejected(&fingerprint);
-            GateDecision::Rejected
-        };
-        self.score_digest = Some(held_out.digest.clone());
-        let version = self.playbook.version;
-        let logged_retired = if accepted {
-            retired.clone()
-        } else {
-            Vec::new()
-        };
-        self.push_log(GateRecord {
-            sequence: 0,
-            decision,
-            fingerprint: Some(fingerprint.clone()),
-            baseline: Some(baseline),
-            candidate: Some(candidate_mean),
-            retired: logged_retired,
-            reason: reason.clone(),
-            playbook_version: version,
-            ops: if accepted { Vec::new() } else { ops.to_vec() },
-        });
-        Ok(GateOutcome {
-            decision,
-            fingerprint,
-            baseline: Some(baseline),
-            candidate: Some(candidate_mean),
-            reason,
-            report,
-            retired,
-            playbook_version: version,
-        })
-    }
-
-    /// Restores the previous accepted playbook exactly (its score is measured again when next needed).
+    /// Restores the previous accepted playbook exactly.
     pub fn revert(&mut self) -> Result<GateRecord, GateError> {
         let previous = self.previous.pop().ok_or(GateError::NothingToRevert)?;
         let from = self.playbook.version;
-        self.playbook = previous;
-        self.score = None;
-        self.score_digest = None;
+        self.playbook.version = previous.version;
+        self.playbook.next_id = previous.next_id;
+        self.playbook.bullets = previous.bullets;
+        self.playbook.audit.truncate(previous.audit_length);
+        for op_id in &previous.added_ops {
+            self.playbook.applied_ops.remove(op_id);
+        }
         let record = GateRecord {
             sequence: 0,
             decision: GateDecision::Reverted,

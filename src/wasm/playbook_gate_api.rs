@@ -2,21 +2,22 @@
 //! JavaScript. The host supplies the held-out cases and the evaluator; every decision is the core's.
 
 use super::args;
-use super::convert::{from_js, from_js_list, from_js_valid, to_js, to_json_text_within};
+use super::convert::{
+    from_js, from_js_list, from_js_valid, from_js_within, to_js, to_json_text_within,
+};
 use super::errors::{coded_error, invalid};
 use super::ports::JsStore;
-use crate::input::{InputError, parse_json_str, parse_json_value, to_json_string};
+use crate::input::{InputError, Validate, parse_json_str_within, parse_json_value, to_json_string};
 use crate::playbook::gate::{Evaluator, GateError, GatePolicy, GatedPlaybook, HeldOut};
 use crate::playbook::{DeltaOp, Playbook, reflection_ops};
 use crate::ports::Store;
 use crate::reflector::ReflectionResult;
 use js_sys::{Array, Function, Promise, Reflect};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{JsFuture, future_to_promise};
+use wasm_bindgen_futures::future_to_promise;
 
 #[wasm_bindgen(typescript_custom_section)]
 const GATE_TYPES: &'static str = r#"
@@ -30,11 +31,17 @@ export interface GatedPlaybookSetup {
 export interface HeldOutEvaluation {
   cases: unknown[];
   evaluate: (playbook: PlaybookData, cases: unknown[]) => number[] | Promise<number[]>;
+  /** How long one evaluation may take, in ms (default 120000, at most 3600000); then `evaluation_failed`. */
+  timeoutMs?: number;
 }
 "#;
 
 /// Largest held-out set, as JSON text.
 const MAX_CASES_BYTES: usize = 16 << 20;
+/// Largest stored or `fromJSON` state, as JSON text.
+const MAX_STATE_BYTES: usize = 16 << 20;
+const DEFAULT_EVALUATION_TIMEOUT_MS: u32 = 120_000;
+const MAX_EVALUATION_TIMEOUT_MS: f64 = 3_600_000.0;
 const FORMAT: &str = "agent-governor/gated-playbook";
 const FORMAT_VERSION: u32 = 1;
 
@@ -58,6 +65,7 @@ fn store_error(message: &str) -> JsValue {
 struct JsEvaluator {
     evaluate: Function,
     cases: JsValue,
+    timeout_ms: u32,
 }
 
 impl Evaluator for JsEvaluator {
@@ -72,15 +80,26 @@ impl Evaluator for JsEvaluator {
             .evaluate
             .call2(&JsValue::NULL, &to_js(playbook), &self.cases)
             .map_err(|thrown| failed("threw", &thrown))?;
-        let answer = JsFuture::from(Promise::resolve(&returned))
-            .await
-            .map_err(|rejected| failed("rejected", &rejected))?;
+        let answer =
+            match super::deadline::within(Promise::resolve(&returned), self.timeout_ms).await {
+                super::deadline::Settled::Resolved(answer) => answer,
+                super::deadline::Settled::Rejected(message) => {
+                    return Err(GateError::EvaluationFailed(crate::ports::PortError::new(
+                        format!("evaluate rejected: {message}"),
+                    )));
+                }
+                super::deadline::Settled::TimedOut => {
+                    return Err(GateError::EvaluationFailed(crate::ports::PortError::new(
+                        format!("evaluate did not answer within {} ms", self.timeout_ms),
+                    )));
+                }
+            };
         from_js_list::<f64>("scores", &answer)
             .map_err(|error| GateError::InvalidScores(error.to_string()))
     }
 }
 
-/// Reads `{ cases, evaluate }`: the cases' count and digest, and the port.
+/// Reads `{ cases, evaluate, timeoutMs? }`: the cases' count, and the port.
 fn read_evaluation(value: &JsValue) -> Result<(HeldOut, JsEvaluator), JsValue> {
     if !args::is_plain_object(value) {
         return Err(invalid(InputError::invalid(
@@ -106,13 +125,32 @@ fn read_evaluation(value: &JsValue) -> Result<(HeldOut, JsEvaluator), JsValue> {
             "evaluation.evaluate must be a function (playbook, cases) => number[]",
         ));
     };
-    let text = to_json_text_within("evaluation.cases", &cases, MAX_CASES_BYTES).map_err(invalid)?;
-    let count = Array::from(&cases).length() as usize;
-    let held_out = HeldOut {
-        cases: count,
-        digest: hex::encode(Sha256::digest(text.as_bytes())),
-    };
-    Ok((held_out, JsEvaluator { evaluate, cases }))
+    // The cases are the host's: the gate only counts them (by `length`, as `evaluate` will see them) and
+    // checks that they are JSON data of a bounded size.
+    to_json_text_within("evaluation.cases", &cases, MAX_CASES_BYTES).map_err(invalid)?;
+    let count = cases.unchecked_ref::<Array>().length() as usize;
+    let timeout = Reflect::get(value, &"timeoutMs".into()).unwrap_or(JsValue::UNDEFINED);
+    let timeout_ms =
+        match args::optional_number("evaluation.timeoutMs", &timeout).map_err(invalid)? {
+            None => DEFAULT_EVALUATION_TIMEOUT_MS,
+            Some(ms) if ms.fract() == 0.0 && (1.0..=MAX_EVALUATION_TIMEOUT_MS).contains(&ms) => {
+                ms as u32
+            }
+            Some(ms) => {
+                return Err(invalid(InputError::invalid(
+                    "evaluation.timeoutMs",
+                    format!("must be whole milliseconds from 1 to 3600000, got {ms}"),
+                )));
+            }
+        };
+    Ok((
+        HeldOut { cases: count },
+        JsEvaluator {
+            evaluate,
+            cases,
+            timeout_ms,
+        },
+    ))
 }
 
 fn store_key(name: &str) -> String {
@@ -223,7 +261,10 @@ impl JsGatedPlaybook {
     pub fn from_json(
         #[wasm_bindgen(unchecked_param_type = "GatedPlaybookData")] value: JsValue,
     ) -> Result<JsGatedPlaybook, JsValue> {
-        let gate: GatedPlaybook = from_js_valid("gate", &value).map_err(invalid)?;
+        let gate: GatedPlaybook =
+            from_js_within("gate", &value, MAX_STATE_BYTES).map_err(invalid)?;
+        gate.validate()
+            .map_err(|error| invalid(error.within("gate")))?;
         Ok(Self::wrap(gate, None))
     }
 
@@ -249,11 +290,13 @@ impl JsGatedPlaybook {
                 .map_err(|error| store_error(&error.message))?;
             let mut gate = match &text {
                 Some(text) => {
-                    let stored: Stored = parse_json_str(text).map_err(|error| {
-                        store_error(&format!(
-                            "stored gated playbook `{name}` is malformed: {error}"
-                        ))
-                    })?;
+                    let stored: Stored = parse_json_str_within(text, MAX_STATE_BYTES)
+                        .and_then(|stored: Stored| stored.gate.validate().map(|()| stored))
+                        .map_err(|error| {
+                            store_error(&format!(
+                                "stored gated playbook `{name}` is malformed: {error}"
+                            ))
+                        })?;
                     if stored.format != FORMAT || stored.format_version != FORMAT_VERSION {
                         return Err(store_error(&format!(
                             "stored gated playbook `{name}` has format {} v{}",

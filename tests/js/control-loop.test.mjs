@@ -380,6 +380,41 @@ test("with a gate, a reflection's deltas reach the judge only when the held-out 
   assert.throws(() => createControlLoop({ goal: "g", judge: () => ({}), reflection: { store: new MemoryStore(), reflector: { reflect() {} }, gate: { cases: [1] } } }), { code: "invalid_port", path: "reflection.gate.evaluate" });
 });
 
+test("two reflections that overlap go through the gate one after the other; neither is lost", async () => {
+  const store = new MemoryStore();
+  const lessons = ["Check the ticket's reviewer before closing it.", "Read the whole board before moving a ticket."];
+  let reflections = 0;
+  const judge = scriptedJudge(moveToDone("T-1"), wait(), moveToDone("T-2"), wait());
+  const llm = (prompt, options) => {
+    if (options.schemaName !== "reflection") return judge(prompt, options);
+    const key_insight = lessons[reflections++];
+    return { structuredOutput: { insights: [{ reasoning: "r", error_identification: "e", root_cause_analysis: "c", correct_approach: "a", key_insight }], bullet_evaluations: [] } };
+  };
+  const pending = [];
+  // A slow evaluator: every evaluation waits until the test lets it answer.
+  const gate = { cases: ["case"], evaluate: (playbook, cases) => new Promise((resolve) => pending.push(() => resolve(cases.map(() => playbook.bullets.length / 2)))) };
+  const outcomes = [];
+  gate.onOutcome = (outcome) => outcomes.push(outcome.decision);
+  const approvals = [];
+  const loop = createGovernor({ llm, store }).loop({ goal: "g", judge: llm, reflection: { store, gate }, skills: { status_change: boardSkill() }, approve: (r) => { approvals.push(r); } });
+  for (const [index, tickets] of [[0, 1], [1, 2]]) {
+    loop.observe({ external: { tickets } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    loop.answer("y", approvals[index].requestId);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    loop.observe({ external: { tickets: 0, round: index } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  while (outcomes.length < 2) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    pending.splice(0).forEach((answer) => answer());
+  }
+  await loop.settled();
+  assert.deepEqual(outcomes, ["accepted", "accepted"]);
+  const stored = JSON.parse(await store.get("gated-playbook/control"));
+  assert.deepEqual(stored.gate.playbook.bullets.map((bullet) => bullet.content), lessons);
+});
+
 test("the execution log keeps 10 MB by whole lines under many appends, the newest last; the judge reads 200-500 lines", () => {
   const logs = memoryLogStore();
   const record = (n) => ({ event_summary: `move ticket T-${n} to done`, cause: "HTTP 200", impact_scope: `ticket T-${n}` });

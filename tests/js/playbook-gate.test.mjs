@@ -113,6 +113,15 @@ test("bad input gets a typed error and leaves the playbook unchanged", async () 
     assert.equal(error?.code, code, `${JSON.stringify(ops).slice(0, 60)}: ${error?.message}`);
     assert.deepEqual(gated.toJSON(), before);
   }
+  const forged = { ...new GatedPlaybook().toJSON(), policy: { tolerance: 5, strict: false, maxTokens: 4000, maxBatch: 64 } };
+  assert.throws(() => GatedPlaybook.fromJSON(forged), { code: "invalid_input", path: "gate.policy.tolerance" });
+  const store = new MemoryStore();
+  await store.put("gated-playbook/forged", JSON.stringify({ format: "agent-governor/gated-playbook", format_version: 1, gate: forged }));
+  await assert.rejects(GatedPlaybook.load(store, "forged"), { code: "store_failed" });
+  const never = { cases: [0], evaluate: () => new Promise(() => {}), timeoutMs: 50 };
+  await assert.rejects(gated.propose([add("r3/0", "y")], never), { code: "evaluation_failed", message: /within 50 ms/ });
+  assert.deepEqual(gated.toJSON(), before);
+  assert.throws(() => gated.propose([add("r3/0", "y")], { ...never, timeoutMs: 0 }), { code: "invalid_input", path: "evaluation.timeoutMs" });
   assert.throws(() => new GatedPlaybook({ policy: { tolerance: -1 } }), { code: "invalid_input", path: "setup.policy.tolerance" });
   assert.throws(() => new GatedPlaybook({ policy: { maxTokens: 0 } }), { code: "invalid_input" });
   assert.throws(() => new GatedPlaybook({ policy: { tolerance: "0.1" } }), { code: "invalid_input" });

@@ -155,6 +155,8 @@ class ControlLoop {
   #pending = null;
   #playbookText;
   #actionsSinceReflection = [];
+  /** Reflections run one after another: each loads what the one before it saved. */
+  #reflections = Promise.resolve();
 
   constructor(rawConfig) {
     if (!isPlainObject(rawConfig)) throw governorError("config", "the loop's config must be a plain object");
@@ -191,6 +193,13 @@ class ControlLoop {
         if (!isPlainObject(gate) || !Array.isArray(gate.cases)) throw governorError("reflection.gate", "reflection.gate must be { cases, evaluate, policy?, onOutcome? }");
         if (typeof gate.evaluate !== "function") throw governorError("reflection.gate.evaluate", "reflection.gate.evaluate must be a function", "invalid_port");
         if (gate.onOutcome !== undefined && typeof gate.onOutcome !== "function") throw governorError("reflection.gate.onOutcome", "reflection.gate.onOutcome must be a function", "invalid_port");
+        if (gate.cases.length === 0) throw governorError("reflection.gate.cases", "reflection.gate.cases must hold at least one held-out case");
+        try {
+          // The core checks the policy now, not at the first reflection.
+          new GatedPlaybook({ policy: gate.policy }).free();
+        } catch (error) {
+          throw governorError("reflection.gate.policy", error.message);
+        }
       }
     }
     if (config.state !== undefined && !isPlainObject(config.state)) throw governorError("state", "state must be a persisted ControlState");
@@ -520,7 +529,9 @@ class ControlLoop {
       (event.event === "judgement_received" && event.judgement.decision === "wait");
     if (taskEnded && this.#actionsSinceReflection.length > 0 && this.#config.reflection) {
       const results = this.#actionsSinceReflection.splice(0);
-      this.#track(this.#reflect(results));
+      const reflection = this.#reflections.then(() => this.#reflect(results));
+      this.#reflections = reflection.catch(() => {});
+      this.#track(reflection);
     }
   }
 
@@ -823,7 +834,8 @@ class ControlLoop {
     if (gate) {
       // The deltas reach the judge only through the gate; its decision is stored with the playbook.
       const gated = await GatedPlaybook.load(store, name, gate.policy);
-      const outcome = await gated.proposeReflection(reflectionId, reflection, { cases: gate.cases, evaluate: gate.evaluate });
+      const evaluation = { cases: gate.cases, evaluate: gate.evaluate, timeoutMs: gate.timeoutMs };
+      const outcome = await gated.proposeReflection(reflectionId, reflection, evaluation);
       await gated.save(store, name);
       this.#playbookText = gated.prompt();
       if (gate.onOutcome) {
