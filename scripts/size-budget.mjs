@@ -14,8 +14,9 @@ const budgets = {
   // 2026-11-25: 1,302,393 raw / 527,726 gzip on stable Rust; 1,143,057 / 467,924 with the release toolchain
   // rebuilding std for size with the immediate-abort panic strategy (scripts/release-wasm.sh). Then
   // `Guard.checkAsync` (ES256 verified by the host's WebCrypto): 1,150,559 / 471,661 (+3,737). Then the
-  // playbook's acceptance gate (`GatedPlaybook`): 1,211,726 / 495,514 (+23,853).
-  full: { budget: 260_000, longTerm: 150_000, ceiling: 496_000 },
+  // playbook's acceptance gate (`GatedPlaybook`): 1,211,726 / 495,514 (+23,853). Then the change digest, who
+  // approved and the outcome on the loop's telemetry records: 496,433 (+919).
+  full: { budget: 260_000, longTerm: 150_000, ceiling: 496_500 },
   // 2026-11-25: 420,163 raw / 179,735 gzip on stable Rust; 366,867 / 160,349 with std rebuilt for size.
   // Then `Guard.checkAsync`: 374,380 / 163,828 (+3,479).
   guard: { budget: 90_000, longTerm: 50_000, ceiling: 164_000 },

@@ -108,13 +108,28 @@ pub fn tail_from(log: &[u8], lines: usize) -> usize {
         .map_or(0, |(index, _)| index + 1)
 }
 
+/// What the loop's state says about the action a record is about, for its span or event.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OtelFacts {
+    /// The action's digest: what was approved and is executed.
+    pub change_digest: Option<String>,
+    /// `person` or `whitelist`, once the action is approved.
+    pub approved_by: Option<String>,
+    /// The approval request a person answered.
+    pub request_id: Option<String>,
+    /// For an execution record: whether the action succeeded.
+    pub succeeded: Option<bool>,
+}
+
 /// A record as an OpenTelemetry GenAI-style span (`execute_tool`, `invoke_agent`) or event (an approval),
-/// with `time` as the host's RFC 3339 reading. `tool` is the action type, `call_id` the action id.
+/// with `time` as the host's RFC 3339 reading. `tool` is the action type, `call_id` the action id; `facts`
+/// add the change digest, who approved and the outcome where the loop knows them.
 pub fn otel_record(
     channel: LogChannel,
     record: &LogRecord,
     time: &str,
     tool: Option<(&str, &str)>,
+    facts: &OtelFacts,
 ) -> Value {
     let mut attributes = serde_json::Map::new();
     let mut set = |key: &str, value: &str| {
@@ -123,6 +138,23 @@ pub fn otel_record(
     set("agent_governor.event_summary", &record.event_summary);
     set("agent_governor.cause", &record.cause);
     set("agent_governor.impact_scope", &record.impact_scope);
+    if tool.is_some() {
+        if let Some(digest) = &facts.change_digest {
+            set("agent_governor.change.digest", digest);
+        }
+        if let Some(by) = &facts.approved_by {
+            set("agent_governor.approval.approved_by", by);
+        }
+        if let Some(request_id) = &facts.request_id {
+            set("agent_governor.approval.request_id", request_id);
+        }
+        if let (LogChannel::Execution, Some(succeeded)) = (channel, facts.succeeded) {
+            set(
+                "agent_governor.outcome",
+                if succeeded { "succeeded" } else { "failed" },
+            );
+        }
+    }
     let (kind, name) = match (channel, tool) {
         (LogChannel::Execution, Some((tool_name, call_id))) => {
             set("gen_ai.operation.name", "execute_tool");
@@ -366,12 +398,21 @@ mod tests {
     #[test]
     fn records_map_to_genai_spans_and_approval_events() {
         let time = "2026-11-22T10:00:00.000Z";
+        let facts = OtelFacts {
+            change_digest: Some("d1".to_owned()),
+            approved_by: Some("person".to_owned()),
+            request_id: Some("r-1".to_owned()),
+            succeeded: Some(false),
+        };
         let span = otel_record(
             LogChannel::Execution,
             &record(1),
             time,
             Some(("status_change", "a-3")),
+            &facts,
         );
+        assert_eq!(span["attributes"]["agent_governor.outcome"], "failed");
+        assert_eq!(span["attributes"]["agent_governor.change.digest"], "d1");
         assert_eq!(span["name"], "execute_tool status_change");
         assert_eq!(span["attributes"]["gen_ai.operation.name"], "execute_tool");
         assert_eq!(span["attributes"]["gen_ai.tool.call.id"], "a-3");
@@ -380,10 +421,15 @@ mod tests {
             &record(1),
             time,
             Some(("status_change", "a-3")),
+            &facts,
         );
+        assert_eq!(approval["attributes"]["agent_governor.approval.approved_by"], "person");
+        assert_eq!(approval["attributes"]["agent_governor.approval.request_id"], "r-1");
+        assert!(approval["attributes"].get("agent_governor.outcome").is_none());
         assert_eq!(approval["kind"], "event");
         assert_eq!(approval["name"], "agent_governor.approval");
-        let agent = otel_record(LogChannel::Chat, &record(1), time, None);
+        let agent = otel_record(LogChannel::Chat, &record(1), time, None, &facts);
+        assert!(agent["attributes"].get("agent_governor.change.digest").is_none());
         assert_eq!(agent["attributes"]["gen_ai.operation.name"], "invoke_agent");
     }
 }

@@ -9,7 +9,7 @@ use super::ports::optional_function;
 use crate::control::judge::{JudgePromptLocation, JudgeRequest, ask_judge};
 use crate::control::judgement_answer::judgement_schema;
 use crate::control::log::{
-    DEFAULT_LOG_LIMIT_BYTES, execution_line, otel_record, retained_from, tail,
+    DEFAULT_LOG_LIMIT_BYTES, OtelFacts, execution_line, otel_record, retained_from, tail,
 };
 use crate::control::render::{MAX_PARAMETER_DEPTH, Renderer, check_renderer, json_depth};
 use crate::control::{ControlEvent, ControlState, LogChannel, LogRecord, Rules, bounds, step};
@@ -23,6 +23,20 @@ use wasm_bindgen_futures::future_to_promise;
 
 #[wasm_bindgen(typescript_custom_section)]
 const CONTROL_TYPES: &'static str = r#"
+/** The action a log record is about, for `otelLogRecord`. */
+export interface OtelTool {
+  name: string;
+  callId: string;
+  /** The action's digest (what was approved and is executed). */
+  changeDigest?: string;
+  /** `person` or `whitelist`, once approved. */
+  approvedBy?: string;
+  /** The approval request a person answered. */
+  requestId?: string;
+  /** For an execution record: whether the action succeeded. */
+  succeeded?: boolean;
+}
+
 /** A new loop: its goal and rules. */
 export interface ControlSetup {
   goal: string;
@@ -597,14 +611,15 @@ fn tail_of_js(log: &js_sys::JsString, lines: usize) -> String {
     }
 }
 
-/// A log record as an OpenTelemetry GenAI-style span or event. `tool` names the action (`{ name, callId }`)
+/// A log record as an OpenTelemetry GenAI-style span or event. `tool` names the action (`OtelTool`: its type,
+/// its id, and what the loop knows of it: the change digest, who approved, the outcome)
 /// for `execute_tool` spans and approval events.
 #[wasm_bindgen(js_name = otelLogRecord, unchecked_return_type = "OtelLogRecord")]
 pub fn otel_log_record(
     #[wasm_bindgen(unchecked_param_type = "LogChannel")] channel: JsValue,
     #[wasm_bindgen(unchecked_param_type = "LogRecord")] record: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string")] time: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "{ name: string; callId: string }")]
+    #[wasm_bindgen(unchecked_optional_param_type = "OtelTool")]
     tool: JsValue,
 ) -> Result<JsValue, JsValue> {
     #[derive(Deserialize)]
@@ -612,6 +627,14 @@ pub fn otel_log_record(
     struct Tool {
         name: String,
         call_id: String,
+        #[serde(default)]
+        change_digest: Option<String>,
+        #[serde(default)]
+        approved_by: Option<String>,
+        #[serde(default)]
+        request_id: Option<String>,
+        #[serde(default)]
+        succeeded: Option<bool>,
     }
     let channel: LogChannel = super::convert::from_js_any("channel", &channel).map_err(invalid)?;
     let record: LogRecord = from_js("record", &record).map_err(invalid)?;
@@ -621,8 +644,14 @@ pub fn otel_log_record(
     } else {
         Some(from_js("tool", &tool).map_err(invalid)?)
     };
+    let facts = tool.as_ref().map_or_else(OtelFacts::default, |tool| OtelFacts {
+        change_digest: tool.change_digest.clone(),
+        approved_by: tool.approved_by.clone(),
+        request_id: tool.request_id.clone(),
+        succeeded: tool.succeeded,
+    });
     let tool = tool
         .as_ref()
         .map(|tool| (tool.name.as_str(), tool.call_id.as_str()));
-    Ok(to_js(&otel_record(channel, &record, &time, tool)))
+    Ok(to_js(&otel_record(channel, &record, &time, tool, &facts)))
 }

@@ -160,6 +160,7 @@ const FUNCTIONS = {
   base64url: [p("bytes", () => new Uint8Array(3))],
   fromBase64url: [p("text", () => "AQID")],
   memoryLogStore: [p("options", () => ({}), { accepts: OPTIONS })],
+  createOtlpExporter: [p("options", () => ({ endpoint: "http://127.0.0.1:9/v1/traces" }))],
   governToolCalls: [p("tools", () => ({ t: async () => 1 }), { accepts: ["plain object"] }), p("options", () => ({ store: new MemoryStore(), keys }), { accepts: ["plain object"], codes: ["invalid_input", "invalid_port", "invalid_key"] })],
   // Node has no IndexedDB: with valid options the answer is a typed `unsupported`.
   indexedDbLogStore: [p("options", () => ({}), { accepts: OPTIONS, codes: ["invalid_input", "unsupported"] })],

@@ -405,7 +405,7 @@ test("two reflections that overlap go through the gate one after the other; neit
     loop.observe({ external: { tickets: 0, round: index } });
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  while (outcomes.length < 2) {
+  for (let round = 0; round < 100 && outcomes.length < 2; round += 1) {
     await new Promise((resolve) => setTimeout(resolve, 20));
     pending.splice(0).forEach((answer) => answer());
   }

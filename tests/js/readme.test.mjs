@@ -1,6 +1,7 @@
 // Every code block of the README runs as written, in the host it names (`<!-- runs in: node | browser | worker -->`
-// above it), and prints what the README says it prints; an LLM endpoint is the scripted test server. The npm
-// page shows the README from the tarball alone, so its links and images are absolute.
+// above it), and prints what the README says it prints; an LLM endpoint is the scripted test server, an OTLP
+// endpoint a local receiver. The npm page shows the README from the tarball alone, so its links and images are
+// absolute.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -47,9 +48,22 @@ function toolCallFor(body) {
   return { name, arguments: TOOL_ARGUMENTS[name] };
 }
 
+/** An OTLP/HTTP receiver for the telemetry example: it takes every request. */
+function startOtlpReceiver() {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end("{}");
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
 let model;
 let board;
 let guard;
+let otlp;
 
 before(async () => {
   rmSync(directory, { recursive: true, force: true });
@@ -59,12 +73,14 @@ before(async () => {
   model = await startScriptedModel(answerFor, { toolCallFor });
   board = await startTaskBoard();
   guard = await startGuardService(board);
+  otlp = await startOtlpReceiver();
 });
 
 after(async () => {
   model?.close();
   await guard?.dispose();
   await board?.close();
+  otlp?.close();
 });
 
 test("every code block names the host it runs in", () => {
@@ -93,7 +109,7 @@ test("links and images are absolute (the npm page has no repository files)", () 
 });
 
 test("the Node blocks run as written and print what the README shows", async () => {
-  const env = { ...process.env, LLM_BASE_URL: modelUrl(model), GUARD_URL: guard.url, INBOX_TOKEN: INBOX };
+  const env = { ...process.env, LLM_BASE_URL: modelUrl(model), GUARD_URL: guard.url, INBOX_TOKEN: INBOX, OTLP_ENDPOINT: `http://127.0.0.1:${otlp.address().port}/v1/traces` };
   for (const [index, snippet] of snippets().entries()) {
     if (snippet.host !== "node") continue;
     const file = join(directory, `block-${index}.mjs`);

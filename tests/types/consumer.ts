@@ -210,3 +210,19 @@ export async function governedAgent(saved: ControlState | undefined): Promise<Ha
   await loop.stop({ timeoutMs: 1000 });
   return status.halt?.kind ?? null;
 }
+
+import { createOtlpExporter, type OtlpExporter, type OtlpExporterStats } from "agent-governor";
+
+export async function tracedAgent(): Promise<OtlpExporterStats> {
+  // The host's fetch is the exporter's port as it is.
+  const exporter: OtlpExporter = createOtlpExporter({ endpoint: "http://localhost:4318/v1/traces", fetch, headers: { authorization: "Bearer k" } });
+  const loop = createControlLoop({ goal: "g", judge: () => ({ structuredOutput: { decision: "wait" } }), telemetry: exporter.listener });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  await exporter.flush();
+  await exporter.shutdown();
+  const stats = exporter.stats();
+  const failed: number = stats.dropped.exportFailed + stats.dropped.queueFull;
+  void failed;
+  return stats;
+}

@@ -565,8 +565,19 @@ class ControlLoop {
     const line = executionLogLine(time, record);
     this.#write(() => this.#logs.append(channel, line));
     if (this.#config.telemetry) {
-      const action = channel === "execution" ? this.#state.last_result?.action : this.#state.in_progress;
-      const tool = action && channel !== "chat" ? { name: action.type, callId: action.id } : undefined;
+      const result = channel === "execution" ? this.#state.last_result : undefined;
+      const action = channel === "execution" ? result?.action : this.#state.in_progress;
+      let tool;
+      if (action && channel !== "chat") {
+        tool = { name: action.type, callId: action.id, changeDigest: action.digest };
+        // The approval the core wrote ahead of executing this action, if it is approved.
+        const approval = this.#state.execution?.approval;
+        if (approval && approval.digest === action.digest) {
+          tool.approvedBy = approval.by;
+          if (approval.request_id) tool.requestId = approval.request_id;
+        }
+        if (result) tool.succeeded = result.succeeded;
+      }
       this.#notify("telemetry", otelLogRecord(channel, record, time, tool));
     }
   }

@@ -68,3 +68,64 @@ declare module "../wasm/agent_governor_full.js" {
     loop(config: GovernorLoopConfig): ControlLoop;
   }
 }
+
+/** How `createOtlpExporter` reaches the receiver: `fetch`, or any function with its shape. */
+export type OtlpFetch = (
+  url: string,
+  init: { method: "POST"; headers: Record<string, string>; body: string; signal: AbortSignal },
+) => Promise<{ status: number; text?(): Promise<string> }>;
+export type OtlpExporterOptions = {
+  /** The receiver's full traces URL, e.g. `http://localhost:4318/v1/traces`. */
+  endpoint: string;
+  /** The host's `fetch` by default. */
+  fetch?: OtlpFetch;
+  /** Sent with every request (an API key, an `authorization`); `content-type` is always `application/json`. */
+  headers?: Record<string, string>;
+  /** The resource's `service.name` (default "agent-governor"). */
+  serviceName?: string;
+  /** Each task span's `gen_ai.agent.name` (default: `serviceName`). */
+  agentName?: string;
+  /** Spans waiting to be sent at most (default 2048); more are dropped and counted. */
+  maxQueue?: number;
+  /** Spans per request at most (default 512). */
+  maxBatch?: number;
+  /** How often the queue is sent (default 2000 ms). */
+  flushIntervalMs?: number;
+  /** How long one request may take before its batch is dropped (default 10000 ms). */
+  timeoutMs?: number;
+};
+export type OtlpExporterStats = {
+  /** Spans ended and not yet sent or dropped. */
+  queued: number;
+  /** Spans the receiver accepted. */
+  exported: number;
+  /** Batches sent a second time after 429, 502, 503 or 504. */
+  retried: number;
+  dropped: {
+    /** Spans that found the queue full. */
+    queueFull: number;
+    /** Spans of a batch the receiver refused or did not answer in time, or rejected as a partial success. */
+    exportFailed: number;
+    /** Records that were not the loop's telemetry records. */
+    malformed: number;
+    /** Records given after `shutdown()`. */
+    afterShutdown: number;
+  };
+};
+/** Sends the control loop's telemetry as OTLP/HTTP JSON spans (GenAI semantic conventions, "development" status). */
+export interface OtlpExporter {
+  /** Takes one record of the loop's `telemetry` port and returns at once; never throws. */
+  record(telemetry: import("../wasm/agent_governor_full.js").OtelLogRecord): void;
+  /** `record`, to pass as the loop's `telemetry` port. */
+  readonly listener: (telemetry: import("../wasm/agent_governor_full.js").OtelLogRecord) => void;
+  /** Resolves once every span ended so far has been sent or dropped. */
+  flush(): Promise<void>;
+  /** Ends the open task's span (marked unfinished), sends what is queued and stops the timer; later records are dropped. */
+  shutdown(): Promise<void>;
+  stats(): OtlpExporterStats;
+}
+/**
+ * An exporter of the loop's telemetry records to an OpenTelemetry receiver (OTLP/HTTP, JSON): one
+ * `invoke_agent` span per task, one `execute_tool` span per action, approvals as events. Never blocks the loop.
+ */
+export declare function createOtlpExporter(options: OtlpExporterOptions): OtlpExporter;
