@@ -423,13 +423,27 @@ mod tests {
             Some(("status_change", "a-3")),
             &facts,
         );
-        assert_eq!(approval["attributes"]["agent_governor.approval.approved_by"], "person");
-        assert_eq!(approval["attributes"]["agent_governor.approval.request_id"], "r-1");
-        assert!(approval["attributes"].get("agent_governor.outcome").is_none());
+        assert_eq!(
+            approval["attributes"]["agent_governor.approval.approved_by"],
+            "person"
+        );
+        assert_eq!(
+            approval["attributes"]["agent_governor.approval.request_id"],
+            "r-1"
+        );
+        assert!(
+            approval["attributes"]
+                .get("agent_governor.outcome")
+                .is_none()
+        );
         assert_eq!(approval["kind"], "event");
         assert_eq!(approval["name"], "agent_governor.approval");
         let agent = otel_record(LogChannel::Chat, &record(1), time, None, &facts);
-        assert!(agent["attributes"].get("agent_governor.change.digest").is_none());
+        assert!(
+            agent["attributes"]
+                .get("agent_governor.change.digest")
+                .is_none()
+        );
         assert_eq!(agent["attributes"]["gen_ai.operation.name"], "invoke_agent");
     }
 }

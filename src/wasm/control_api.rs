@@ -619,8 +619,7 @@ pub fn otel_log_record(
     #[wasm_bindgen(unchecked_param_type = "LogChannel")] channel: JsValue,
     #[wasm_bindgen(unchecked_param_type = "LogRecord")] record: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string")] time: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "OtelTool")]
-    tool: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "OtelTool")] tool: JsValue,
 ) -> Result<JsValue, JsValue> {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -644,12 +643,14 @@ pub fn otel_log_record(
     } else {
         Some(from_js("tool", &tool).map_err(invalid)?)
     };
-    let facts = tool.as_ref().map_or_else(OtelFacts::default, |tool| OtelFacts {
-        change_digest: tool.change_digest.clone(),
-        approved_by: tool.approved_by.clone(),
-        request_id: tool.request_id.clone(),
-        succeeded: tool.succeeded,
-    });
+    let facts = tool
+        .as_ref()
+        .map_or_else(OtelFacts::default, |tool| OtelFacts {
+            change_digest: tool.change_digest.clone(),
+            approved_by: tool.approved_by.clone(),
+            request_id: tool.request_id.clone(),
+            succeeded: tool.succeeded,
+        });
     let tool = tool
         .as_ref()
         .map(|tool| (tool.name.as_str(), tool.call_id.as_str()));
