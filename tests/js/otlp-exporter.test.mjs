@@ -461,3 +461,56 @@ test("the exporter's timer never keeps a Node process alive", async () => {
   assert.equal(stdout.trim(), "1");
   assert.ok(performance.now() - started < 20_000);
 });
+
+test("Chromium: the exporter sends a loop's spans from a page through the browser's fetch (a CORS receiver)", { timeout: 120_000 }, async (t) => {
+  const { launchChromium } = await import("./helpers.mjs");
+  const { startServer } = await import("../../scripts/serve.mjs");
+  const bodies = [];
+  const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "content-type", "access-control-allow-methods": "POST" };
+  const receiver = createServer((request, response) => {
+    const chunks = [];
+    request.on("data", (chunk) => chunks.push(chunk));
+    request.on("end", () => {
+      if (request.method === "POST") bodies.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      response.writeHead(request.method === "OPTIONS" ? 204 : 200, { ...cors, "content-type": "application/json" });
+      response.end(request.method === "OPTIONS" ? undefined : "{}");
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const server = await startServer(0);
+  const browser = await launchChromium();
+  t.after(async () => {
+    await browser.close();
+    server.close();
+    receiver.close();
+  });
+  const page = await browser.context.newPage();
+  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  const stats = await page.evaluate(async (endpoint) => {
+    const { createControlLoop, createOtlpExporter } = await import("/pkg/index.js");
+    const exporter = createOtlpExporter({ endpoint, serviceName: "browser-agent" });
+    const nulls = { action_type: null, summary: null, impact_scope: null, node_id: null, from: null, to: null, setting_key: null, setting_value: null, whitelist_add: null, whitelist_remove: null, reason: null };
+    const loop = createControlLoop({ goal: "g", judge: () => ({ structuredOutput: { ...nulls, decision: "reply", reply: "tidy" } }), telemetry: exporter.listener });
+    loop.say("tidy?");
+    await loop.settled();
+    await exporter.shutdown();
+    return exporter.stats();
+  }, `http://127.0.0.1:${receiver.address().port}/v1/traces`);
+  assert.equal(stats.dropped.exportFailed, 0, JSON.stringify(stats));
+  assert.ok(stats.exported >= 1, JSON.stringify(stats));
+  const spans = bodies.flatMap((body) => body.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)));
+  assert.deepEqual(spans.map((span) => span.name), ["invoke_agent"]);
+  assert.deepEqual(bodies[0].resourceSpans[0].resource.attributes, [{ key: "service.name", value: { stringValue: "browser-agent" } }]);
+});
+
+test("workerd: a Worker's loop sends its spans through the runtime's fetch", { timeout: 120_000 }, async (t) => {
+  const { startEdgeWorker } = await import("./helpers.mjs");
+  const receiver = await startReceiver(t);
+  const worker = await startEdgeWorker({ OTLP_ENDPOINT: receiver.endpoint }, { dir: "tests/js/support/otlp-worker" });
+  t.after(() => worker.stop());
+  const stats = await (await fetch(`${worker.url}/run`)).json();
+  assert.equal(stats.dropped.exportFailed, 0, JSON.stringify(stats));
+  assert.deepEqual(receiver.spans().map((span) => span.name), ["invoke_agent"]);
+  assert.equal(receiver.requests[0].headers["content-type"], "application/json");
+  assert.deepEqual(receiver.requests[0].body.resourceSpans[0].resource.attributes, [{ key: "service.name", value: { stringValue: "worker-agent" } }]);
+});
