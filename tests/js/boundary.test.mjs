@@ -290,7 +290,7 @@ const CLASSES = {
   GatedPlaybook: {
     construct: [p("setup", () => ({}), { accepts: OPTIONS })],
     // One previous version, so that `revert` (which has no parameter) has something to restore.
-    instance: () => GatedPlaybook.fromJSON({ ...new GatedPlaybook().toJSON(), previous: [new Playbook().toJSON()] }),
+    instance: () => GatedPlaybook.fromJSON({ ...new GatedPlaybook().toJSON(), previous: [{ version: 0, nextId: 0, bullets: [], auditLength: 0, addedOps: [] }] }),
     healthy: (gated) => typeof gated.prompt() === "string" && Array.isArray(gated.playbook().bullets),
     statics: {
       fromJSON: [p("gate", () => new GatedPlaybook().toJSON())],
