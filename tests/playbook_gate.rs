@@ -547,3 +547,46 @@ proptest! {
         prop_assert!(estimated_tokens(&fast.0.render()) <= max_tokens);
     }
 }
+
+#[test]
+fn the_gated_playbook_is_stored_by_compare_and_swap_and_a_forged_state_is_refused() {
+    use agent_governor::playbook::storage::{
+        load_gated_playbook, save_gated_playbook, save_playbook,
+    };
+    let store = support::FakeStore::default();
+    // None stored: the gate starts from the plain playbook of that name.
+    let mut plain = Playbook::default();
+    agent_governor::playbook::delta::apply_deltas(&mut plain, &[add("p/0", "an earlier lesson")]);
+    assert!(run(save_playbook(&store, "support", &plain, None)).unwrap());
+    let (mut gate, text) = run(load_gated_playbook(&store, "support")).unwrap();
+    assert_eq!((gate.playbook.clone(), text), (plain, None));
+
+    run(gate.propose(
+        &[add("r1/0", "good-0")],
+        &held_out(),
+        &ScriptedEvaluator::new(scores),
+    ))
+    .unwrap();
+    let written = run(save_gated_playbook(&store, "support", &gate, None)).unwrap();
+    assert!(written.is_some());
+    let (loaded, text) = run(load_gated_playbook(&store, "support")).unwrap();
+    assert_eq!((&loaded, &text), (&gate, &written));
+    // A writer holding an older text loses.
+    assert_eq!(
+        run(save_gated_playbook(&store, "support", &loaded, None)).unwrap(),
+        None
+    );
+
+    let mut forged: serde_json::Value = serde_json::from_str(written.as_deref().unwrap()).unwrap();
+    forged["gate"]["policy"]["tolerance"] = serde_json::json!(5);
+    store
+        .data
+        .borrow_mut()
+        .insert("gated-playbook/forged".to_owned(), forged.to_string());
+    let error = run(load_gated_playbook(&store, "forged")).unwrap_err();
+    assert!(
+        error.message.contains("policy.tolerance"),
+        "{}",
+        error.message
+    );
+}

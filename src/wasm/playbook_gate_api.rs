@@ -7,13 +7,12 @@ use super::convert::{
 };
 use super::errors::{coded_error, invalid};
 use super::ports::JsStore;
-use crate::input::{InputError, Validate, parse_json_str_within, parse_json_value, to_json_string};
+use crate::input::{InputError, Validate, parse_json_value};
 use crate::playbook::gate::{Evaluator, GateError, GatePolicy, GatedPlaybook, HeldOut};
+use crate::playbook::storage::{MAX_GATED_BYTES, load_gated_playbook, save_gated_playbook};
 use crate::playbook::{DeltaOp, Playbook, reflection_ops};
-use crate::ports::Store;
 use crate::reflector::ReflectionResult;
 use js_sys::{Array, Function, Promise, Reflect};
-use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -38,20 +37,8 @@ export interface HeldOutEvaluation {
 
 /// Largest held-out set, as JSON text.
 const MAX_CASES_BYTES: usize = 16 << 20;
-/// Largest stored or `fromJSON` state, as JSON text.
-const MAX_STATE_BYTES: usize = 16 << 20;
 const DEFAULT_EVALUATION_TIMEOUT_MS: u32 = 120_000;
 const MAX_EVALUATION_TIMEOUT_MS: f64 = 3_600_000.0;
-const FORMAT: &str = "agent-governor/gated-playbook";
-const FORMAT_VERSION: u32 = 1;
-
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Stored {
-    format: String,
-    format_version: u32,
-    gate: GatedPlaybook,
-}
 
 fn gate_error(error: &GateError) -> JsValue {
     coded_error(error.code(), error.path(), &error.message())
@@ -151,10 +138,6 @@ fn read_evaluation(value: &JsValue) -> Result<(HeldOut, JsEvaluator), JsValue> {
             timeout_ms,
         },
     ))
-}
-
-fn store_key(name: &str) -> String {
-    format!("gated-playbook/{name}")
 }
 
 /// What a call asks of the gate.
@@ -262,7 +245,7 @@ impl JsGatedPlaybook {
         #[wasm_bindgen(unchecked_param_type = "GatedPlaybookData")] value: JsValue,
     ) -> Result<JsGatedPlaybook, JsValue> {
         let gate: GatedPlaybook =
-            from_js_within("gate", &value, MAX_STATE_BYTES).map_err(invalid)?;
+            from_js_within("gate", &value, MAX_GATED_BYTES).map_err(invalid)?;
         gate.validate()
             .map_err(|error| invalid(error.within("gate")))?;
         Ok(Self::wrap(gate, None))
@@ -284,34 +267,9 @@ impl JsGatedPlaybook {
             Some(from_js_valid("policy", &policy).map_err(invalid)?)
         };
         Ok(future_to_promise(async move {
-            let text = store
-                .get(&store_key(&name))
+            let (mut gate, text) = load_gated_playbook(&store, &name)
                 .await
                 .map_err(|error| store_error(&error.message))?;
-            let mut gate = match &text {
-                Some(text) => {
-                    let stored: Stored = parse_json_str_within(text, MAX_STATE_BYTES)
-                        .and_then(|stored: Stored| stored.gate.validate().map(|()| stored))
-                        .map_err(|error| {
-                            store_error(&format!(
-                                "stored gated playbook `{name}` is malformed: {error}"
-                            ))
-                        })?;
-                    if stored.format != FORMAT || stored.format_version != FORMAT_VERSION {
-                        return Err(store_error(&format!(
-                            "stored gated playbook `{name}` has format {} v{}",
-                            stored.format, stored.format_version
-                        )));
-                    }
-                    stored.gate
-                }
-                None => {
-                    let (playbook, _) = crate::playbook::storage::load_playbook(&store, &name)
-                        .await
-                        .map_err(|error| store_error(&error.message))?;
-                    GatedPlaybook::new(playbook, GatePolicy::default()).map_err(invalid)?
-                }
-            };
             if let Some(policy) = policy {
                 gate.policy = policy;
             }
@@ -329,23 +287,16 @@ impl JsGatedPlaybook {
     ) -> Result<Promise, JsValue> {
         let store = JsStore::from_js(store)?;
         let name = args::identifier("name", &name).map_err(invalid)?;
-        let text = to_json_string(&Stored {
-            format: FORMAT.to_owned(),
-            format_version: FORMAT_VERSION,
-            gate: self.inner.borrow().clone(),
-        });
+        let gate = self.inner.borrow().clone();
         let loaded = Rc::clone(&self.loaded);
         Ok(future_to_promise(async move {
             let previous = loaded.borrow().clone();
-            match store
-                .compare_and_swap(&store_key(&name), previous.as_deref(), &text)
-                .await
-            {
-                Ok(true) => {
+            match save_gated_playbook(&store, &name, &gate, previous.as_deref()).await {
+                Ok(Some(text)) => {
                     *loaded.borrow_mut() = Some(text);
                     Ok(JsValue::UNDEFINED)
                 }
-                Ok(false) => Err(coded_error(
+                Ok(None) => Err(coded_error(
                     "conflict",
                     "",
                     "the stored gated playbook changed since it was loaded; load it again",
