@@ -15,8 +15,9 @@ const budgets = {
   // rebuilding std for size with the immediate-abort panic strategy (scripts/release-wasm.sh). Then
   // `Guard.checkAsync` (ES256 verified by the host's WebCrypto): 1,150,559 / 471,661 (+3,737). Then the
   // playbook's acceptance gate (`GatedPlaybook`): 1,211,726 / 495,514 (+23,853). Then the change digest, who
-  // approved and the outcome on the loop's telemetry records: 496,433 (+919).
-  full: { budget: 260_000, longTerm: 150_000, ceiling: 496_500 },
+  // approved and the outcome on the loop's telemetry records: 496,433 (+919). The gated playbook's storage
+  // in the core instead of the binding: 496,822 (+389).
+  full: { budget: 260_000, longTerm: 150_000, ceiling: 497_000 },
   // 2026-11-25: 420,163 raw / 179,735 gzip on stable Rust; 366,867 / 160,349 with std rebuilt for size.
   // Then `Guard.checkAsync`: 374,380 / 163,828 (+3,479).
   guard: { budget: 90_000, longTerm: 50_000, ceiling: 164_000 },
