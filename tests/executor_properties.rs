@@ -137,4 +137,44 @@ proptest! {
             prop_assert_eq!(result.consumed, result.outcome == Outcome::Applied);
         }
     }
+
+    /// One action, one run: however many confirmations approve one action, raced by several Executors
+    /// with store yields and failing swaps, no Apply follows one that succeeded or whose fate is unknown,
+    /// and at most one succeeds.
+    #[test]
+    fn an_action_approved_many_times_runs_at_most_once(scenario in scenario()) {
+        let approvals: Vec<Confirmation> = (0..scenario.confirmations.max(2))
+            .map(|i| confirmation_of_action(&format!("c-{i}"), "node-1", "tool-call/send/call-1"))
+            .collect();
+        let world = World::new(&approvals.iter().collect::<Vec<_>>());
+        *world.store.yields.0.borrow_mut() = scenario.store_yields.clone().into();
+        *world.skill.yields.0.borrow_mut() = scenario.skill_yields.clone().into();
+        *world.store.failing_swaps.borrow_mut() = scenario.failing_swaps.clone();
+        for answer in &scenario.answers {
+            world.skill.script(scripted(answer));
+        }
+        let mut requests: Vec<ExecutorRequest> = scenario.executions.iter()
+            .map(|(index, _)| request_for(&approvals[index % approvals.len()]))
+            .collect();
+        requests.extend(approvals.iter().map(request_for));
+        let executors: Vec<_> = requests.iter().map(|_| world.executor()).collect();
+        let results = run(join_all(executors.iter().zip(&requests).map(|(executor, request)| executor.execute(request))));
+
+        let answers: Vec<Option<u16>> = world.skill.answers.borrow().iter().map(|(_, status)| *status).collect();
+        if let Some(first_final) = answers.iter().position(|s| !matches!(s, Some(422) | Some(500))) {
+            prop_assert_eq!(first_final, answers.len() - 1, "an Apply of the action after a final answer: {:?}", answers);
+        }
+        prop_assert!(answers.iter().filter(|s| **s == Some(200)).count() <= 1);
+        let applied = results.iter().filter(|r| r.outcome == Outcome::Applied).count();
+        prop_assert!(applied <= 1, "{applied} applied results for one action");
+        for result in &results {
+            if let Some(rejection) = &result.rejection {
+                if matches!(rejection.phase, Phase::ActionAlreadyRan | Phase::ActionInFlight) {
+                    let first = result.first_run.as_ref().unwrap();
+                    prop_assert_eq!(first.action_id.as_str(), "tool-call/send/call-1");
+                    prop_assert_ne!(first.state, ActionRunState::Released);
+                }
+            }
+        }
+    }
 }

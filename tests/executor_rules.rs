@@ -568,6 +568,7 @@ fn apply_request_is_the_approved_content_plus_source_ai_agent_and_the_confirmati
         [
             "confirm_status",
             "confirmation",
+            "idempotency_key",
             "intent",
             "node_id",
             "reason",
@@ -721,7 +722,7 @@ fn two_concurrent_executes_cause_exactly_one_apply() {
 fn crash_between_apply_and_commit_leaves_in_flight_and_never_applies_again() {
     let approval = confirmation("c-1", "node-1");
     let world = World::new(&[&approval]);
-    world.store.failing_swaps.borrow_mut().push(1); // 0: reserve, 1: commit
+    world.store.failing_swaps.borrow_mut().push(2); // 0: reserve, 1: claim the action, 2: commit
     let result = execute(&world, &request_for(&approval));
     assert_eq!(result.outcome, Outcome::Error);
     assert!(result.error.unwrap().message.contains("applied the change"));
@@ -852,7 +853,7 @@ fn a_human_reconciles_an_in_flight_confirmation_either_way() {
     use agent_governor::executor::{StorageError, reconcile_in_flight};
     for (applied, state) in [
         (true, ConfirmationState::Consumed),
-        (false, ConfirmationState::Approved),
+        (false, ConfirmationState::Cancelled),
     ] {
         let approval = confirmation("c-1", "node-1");
         let world = World::new(&[&approval]);

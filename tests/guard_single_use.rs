@@ -31,41 +31,6 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use support::*;
 
-fn signed_action(
-    kind: HumanActionKind,
-    id: &str,
-    version: &str,
-    nonce: &str,
-    at_ms: i64,
-) -> HumanAction {
-    let unsigned = HumanAction {
-        action: kind,
-        approval_id: id.into(),
-        detail: String::new(),
-        at: format_rfc3339(at_ms),
-        nonce: nonce.into(),
-        version: version.into(),
-        key_id: None,
-        signature: None,
-        assertion: None,
-    };
-    let mut mac = Hmac::<Sha256>::new_from_slice(SECRET).unwrap();
-    mac.update(&canonical_action_bytes(&unsigned, KEY_ID));
-    HumanAction {
-        key_id: Some(KEY_ID.into()),
-        signature: Some(hex::encode(mac.finalize().into_bytes())),
-        ..unsigned
-    }
-}
-
-fn now(world: &World) -> i64 {
-    world.clock.0.get()
-}
-
-fn version_of(world: &World, id: &str) -> String {
-    state_version(world.store.data.borrow().get(&store_key(id)).unwrap())
-}
-
 fn phase(outcome: &ActionOutcome) -> &str {
     match outcome {
         ActionOutcome::Rejected { phase, .. } => phase,
@@ -97,12 +62,16 @@ fn a_replayed_reconcile_is_refused_and_never_reopens_an_approval() {
         phase(&run(executor.take_action(&reconcile, None, None))),
         "taken"
     );
+    // Settled as not applied, it is closed, never re-armed: doing it again is a new action.
     assert_eq!(
         world.store.confirmation("c-1").state(),
-        ConfirmationState::Approved
+        ConfirmationState::Cancelled
     );
+    let again = run(executor.execute(&request_for(&confirmation)));
+    assert_eq!(again.outcome, Outcome::Rejected, "{again:?}");
+    assert_eq!(world.skill.apply_count(), 0);
 
-    // The approval is used again and left in flight; the old reconcile is posted again.
+    // The approval is (somehow) in flight again; the old reconcile is posted again. and left in flight; the old reconcile is posted again.
     leave_in_flight(&world, "c-1", now(&world) + 1_000);
     let replay = run(executor.take_action(&reconcile, None, None));
     assert_eq!(phase(&replay), "action_replayed", "{replay:?}");

@@ -96,6 +96,12 @@ pub enum Phase {
     StaleAction,
     /// A signed human action (its nonce) was already used.
     ActionReplayed,
+    /// Another confirmation of the same action is being applied, or its outcome is unknown.
+    ActionInFlight,
+    /// Another confirmation of the same action already ran it (or a person settled it).
+    ActionAlreadyRan,
+    /// A person said "not applied" while an Apply of it is still running here.
+    ApplyRunning,
 }
 
 impl Phase {
@@ -117,6 +123,9 @@ impl Phase {
             Self::RecordTampered => "record_tampered",
             Self::StaleAction => "stale_action",
             Self::ActionReplayed => "action_replayed",
+            Self::ActionInFlight => "action_in_flight",
+            Self::ActionAlreadyRan => "action_already_ran",
+            Self::ApplyRunning => "apply_running",
         }
     }
 }

@@ -67,6 +67,12 @@ pub struct Confirmation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub audience: Option<String>,
+    /// The action this approval is for (a tool call's id, a loop action's id, an approval's id): however
+    /// many confirmations approve one action, at most one of them runs it. Signed with the binding fields.
+    /// Without it the action is the confirmation itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub action_id: Option<String>,
     /// Id of the approval-side key that signed it.
     #[serde(default)]
     pub key_id: Option<String>,
@@ -104,6 +110,11 @@ pub fn store_key(confirmation_id: &str) -> String {
 }
 
 impl Confirmation {
+    /// The action this confirmation approves: its `action_id`, or, without one, the confirmation itself.
+    pub fn action(&self) -> &str {
+        self.action_id.as_deref().unwrap_or(&self.confirmation_id)
+    }
+
     pub fn state(&self) -> ConfirmationState {
         if self.consumed {
             ConfirmationState::Consumed
@@ -164,6 +175,9 @@ impl Validate for Confirmation {
         require_non_empty("confirmed_at", &self.confirmed_at)?;
         if let Some(audience) = &self.audience {
             require_non_empty("audience", audience)?;
+        }
+        if let Some(action_id) = &self.action_id {
+            crate::executor::action_ledger::validate_action_id("action_id", action_id)?;
         }
         parse_rfc3339(&self.confirmed_at)
             .map(|_| ())

@@ -18,6 +18,10 @@ pub struct ConfirmationDraft {
     pub reason: String,
     /// The UI gesture that confirmed, e.g. `"approve_button"`.
     pub ui_action: String,
+    /// The action approved (a tool call's id, a loop action's id): at most one confirmation of it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub action_id: Option<String>,
 }
 
 /// A new random (version 4) UUID from the platform's secure random source.
@@ -56,6 +60,7 @@ pub fn issue_confirmation(
         in_flight_at: None,
         invalidated_at: None,
         audience: None,
+        action_id: draft.action_id.clone(),
         seal: None,
     };
     Ok(signer.sign(unsigned))
@@ -67,6 +72,10 @@ impl Validate for ConfirmationDraft {
         require_non_empty("node_id", &self.node_id)?;
         require_non_empty("proposed_change.type", &self.proposed_change.change_type)?;
         require_non_empty("proposed_change.to", &self.proposed_change.to)?;
-        require_non_empty("ui_action", &self.ui_action)
+        require_non_empty("ui_action", &self.ui_action)?;
+        match &self.action_id {
+            Some(action_id) => super::action_ledger::validate_action_id("action_id", action_id),
+            None => Ok(()),
+        }
     }
 }

@@ -348,3 +348,10 @@ pub fn record_tampered(language: Language, why: &str) -> String {
         || format!("保存された承認が Executor の外で変更されています（{why}）。拒否し、何も適用していません。"),
     )
 }
+
+pub fn apply_running(language: Language) -> String {
+    language.pick(
+        || "An Apply of this confirmation is still running here: it cannot be settled as not applied until it ends (the skill may still act).".to_owned(),
+        || "この承認の適用はまだ実行中です。終わるまで「適用されていない」とは確定できません（スキルがまだ動く可能性があります）。".to_owned(),
+    )
+}

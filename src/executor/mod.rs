@@ -5,6 +5,7 @@
 //! Pure core: [`confirmation`], [`signature`], [`issue`], [`request`], [`check`], [`consumption`],
 //! [`result`], [`audit`]. Orchestration over host ports: [`run`] (one request) and [`batch`] (BatchApplier).
 
+pub mod action_ledger;
 pub mod audit;
 pub mod batch;
 pub mod change_lines;
@@ -32,6 +33,7 @@ pub mod take_action;
 pub mod tool_call;
 pub mod verified_cache;
 
+pub use action_ledger::{ActionRun, ActionRunState};
 pub use audit::{AuditRecord, Route};
 pub use batch::BatchResult;
 pub use check::{CheckInput, CheckVerdict, Phase, Rejection, check_confirmation};

@@ -66,6 +66,18 @@ pub struct ApplyRequest {
     pub reason: String,
     pub source: Source,
     pub confirmation: Confirmation,
+    /// The same on every attempt of one action, whichever confirmation approves it: a skill that calls
+    /// an upstream passes it on (an `Idempotency-Key` header, MCP `_meta`), so the action runs once even
+    /// when the Executor's own record is lost. Lower-case hex.
+    #[serde(default)]
+    pub idempotency_key: String,
+}
+
+/// The idempotency key of `confirmation`'s action: the hex name of its entry in the action ledger.
+pub fn idempotency_key(confirmation: &Confirmation) -> String {
+    super::action_ledger::action_run_key(confirmation)
+        .trim_start_matches("action-run/")
+        .to_owned()
 }
 
 /// Route B: the Apply request for a verified ExecutorRequest, copied without any change.
@@ -80,6 +92,7 @@ pub fn executor_apply_request(
         confirm_status: requested.confirm_status.clone(),
         reason: requested.reason.clone(),
         source: Source::AiAgent,
+        idempotency_key: idempotency_key(confirmation),
         confirmation: confirmation.clone(),
     }
 }
@@ -93,6 +106,7 @@ pub fn direct_apply_request(confirmation: &Confirmation) -> ApplyRequest {
         confirm_status: confirmation.proposed_change.to.clone(),
         reason: confirmation.reason.clone(),
         source: Source::HumanUi,
+        idempotency_key: idempotency_key(confirmation),
         confirmation: confirmation.clone(),
     }
 }

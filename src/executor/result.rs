@@ -3,6 +3,7 @@
 
 use super::check::Phase;
 use super::confirmation::ConfirmationState;
+use super::action_ledger::ActionRun;
 use super::consumption::ValidTransition;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
@@ -75,6 +76,10 @@ pub struct ExecutorResult {
     /// above stands either way.
     #[serde(default)]
     pub audit_error: Option<String>,
+    /// With `action_in_flight` or `action_already_ran`: the run of the same action by another
+    /// confirmation, as the action ledger holds it (which confirmation, where it stands, what it applied).
+    #[serde(default)]
+    pub first_run: Option<ActionRun>,
 }
 
 impl ExecutorResult {
@@ -95,6 +100,7 @@ impl ExecutorResult {
             consumed: outcome == Outcome::Applied,
             confirmation_state: state,
             audit_error: None,
+            first_run: None,
         }
     }
 

@@ -6,6 +6,7 @@
 //! step 6 fails. When the Apply's fate is unknown (the callback threw, an unexpected status, or the commit
 //! could not be written) it stays in_flight and is never applied again automatically.
 
+use super::action_ledger::{ActionRunState, ClaimRefused, claim, settle};
 use super::audit::AuditRecord;
 use super::check::{CheckPolicy, Phase, Rejection, check_before_apply, check_precondition};
 use super::confirmation::{Confirmation, ConfirmationState, store_key};
@@ -19,7 +20,8 @@ use super::signature::KeyRing;
 use crate::input::parse_valid_json_str;
 use crate::ports::{AuditSink, Clock, PortError, Skill, Store};
 use crate::timestamp::EpochMillis;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Consumes confirmations, one Apply each. Holds no state of its own: every fact lives in the store.
 pub struct Executor<S, K, C, A> {
@@ -31,6 +33,9 @@ pub struct Executor<S, K, C, A> {
     pub(super) options: ExecutorOptions,
     /// When set, every record written is sealed and every record read must carry this key's seal.
     pub(super) seal: Option<SealKey>,
+    /// The confirmations whose Apply is running in this process (a reconcile as "not applied" is refused
+    /// for them: the skill may still act).
+    pub(super) running: RefCell<BTreeSet<String>>,
 }
 
 /// The Executor's settings beyond its ports: the clock skew it allows and the language of its texts.
@@ -85,6 +90,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             keys,
             options: ExecutorOptions::default(),
             seal: None,
+            running: RefCell::new(BTreeSet::new()),
         }
     }
 
@@ -196,11 +202,40 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
                 );
             }
         }
+        // One action, one run: with the confirmation reserved (no other Executor of it gets here), its
+        // action is claimed, so of two confirmations of one action at most one reaches the skill.
+        let claimed = match claim(&self.store, &confirmation, now).await {
+            Ok(claimed) => claimed,
+            Err(refused) => {
+                let restored = self
+                    .store
+                    .compare_and_swap(&key, Some(&reserved_text), &text)
+                    .await;
+                let state = match restored {
+                    Ok(true) => ConfirmationState::Approved,
+                    Ok(false) | Err(_) => ConfirmationState::InFlight,
+                };
+                return match refused {
+                    ClaimRefused::Taken(rejection, first_run) => {
+                        let mut result = rejected(node_id, id, rejection, Some(state));
+                        result.first_run = Some(*first_run);
+                        result
+                    }
+                    ClaimRefused::Failed(why) => {
+                        fail(messages::reserve_failed(language, &why), Some(state))
+                    }
+                };
+            }
+        };
+        let _running = Running::start(&self.running, id);
         let reservation = Reservation {
             executor: self,
             key: &key,
             reserved_text: &reserved_text,
             original_text: &text,
+            confirmation: &confirmation,
+            claimed: &claimed,
+            now,
         };
 
         // Step 6: the precondition, from Preview (facts only).
@@ -376,6 +411,36 @@ struct Reservation<'a, S, K, C, A> {
     key: &'a str,
     reserved_text: &'a str,
     original_text: &'a str,
+    confirmation: &'a Confirmation,
+    /// The action's ledger entry as this Apply claimed it.
+    claimed: &'a str,
+    now: EpochMillis,
+}
+
+/// Marks a confirmation's Apply as running in this process until dropped.
+struct Running<'a> {
+    set: &'a RefCell<BTreeSet<String>>,
+    id: String,
+}
+
+impl<'a> Running<'a> {
+    fn start(set: &'a RefCell<BTreeSet<String>>, id: &str) -> Self {
+        if let Ok(mut running) = set.try_borrow_mut() {
+            running.insert(id.to_owned());
+        }
+        Self {
+            set,
+            id: id.to_owned(),
+        }
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut running) = self.set.try_borrow_mut() {
+            running.remove(&self.id);
+        }
+    }
 }
 
 impl<S: Store, K: Skill, C: Clock, A: AuditSink> Reservation<'_, S, K, C, A> {
@@ -386,16 +451,32 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Reservation<'_, S, K, C, A> {
             .await
     }
 
-    /// in_flight -> approved (nothing was applied). Returns the resulting state.
+    /// The action's entry moves on from this Apply's claim.
+    async fn settle_action(&self, state: ActionRunState, applied: Option<AppliedBlock>) {
+        let _ = settle(
+            &self.executor.store,
+            self.confirmation,
+            self.claimed,
+            state,
+            applied,
+            self.now,
+        )
+        .await;
+    }
+
+    /// in_flight -> approved (nothing was applied). Returns the resulting state. The action is released
+    /// first, while this confirmation is still reserved, so no other Executor of it can have claimed it.
     async fn release(&self) -> ConfirmationState {
+        self.settle_action(ActionRunState::Released, None).await;
         match self.swap(self.original_text).await {
             Ok(true) => ConfirmationState::Approved,
             Ok(false) | Err(_) => ConfirmationState::InFlight,
         }
     }
 
-    /// in_flight -> invalidated (step 6 failed).
+    /// in_flight -> invalidated (step 6 failed); the action is released first, as for `release`.
     async fn invalidate(&self, confirmation: &Confirmation, now: EpochMillis) -> ConfirmationState {
+        self.settle_action(ActionRunState::Released, None).await;
         match self
             .swap(&self.executor.text_of(confirmation.invalidated(now)))
             .await
@@ -435,11 +516,10 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Reservation<'_, S, K, C, A> {
             Ok(true) => {
                 // The record already says consumed; the ledger keeps saying so if the record is deleted.
                 let _ = record_consumed(&self.executor.store, id, now).await;
-                ExecutorResult::applied(
-                    node_id,
-                    id,
-                    applied_block(confirmation, from_status, to_status, status_changed, now),
-                )
+                let block = applied_block(confirmation, from_status, to_status, status_changed, now);
+                self.settle_action(ActionRunState::Applied, Some(block.clone()))
+                    .await;
+                ExecutorResult::applied(node_id, id, block)
             }
             Ok(false) => ExecutorResult::error(
                 node_id,

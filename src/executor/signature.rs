@@ -4,7 +4,9 @@
 //!
 //! The canonical encoding is the compact JSON array
 //! `["agent-governor/confirmation/v1", key_id, confirmation_id, node_id, type, from, to, intent, reason,
-//! confirmed_by, confirmed_at, ui_action]` (v2 adds the `audience` after the key id), so any language with a JSON encoder and HMAC can reproduce it.
+//! confirmed_by, confirmed_at, ui_action]` (v2 adds the `audience` after the key id; v3, for a
+//! confirmation that names its action, adds the audience, `""` for none, and the `action_id`), so any
+//! language with a JSON encoder and HMAC can reproduce it.
 //! Only the approver holds the private key (or the secret); the agent can neither mint nor alter a confirmation,
 //! and a verifier that holds only public keys cannot mint one either.
 
@@ -22,6 +24,7 @@ type HmacSha256 = Hmac<Sha256>;
 
 const DOMAIN: &str = "agent-governor/confirmation/v1";
 const DOMAIN_WITH_AUDIENCE: &str = "agent-governor/confirmation/v2";
+const DOMAIN_WITH_ACTION: &str = "agent-governor/confirmation/v3";
 
 /// Shortest secret accepted: HMAC-SHA256 keys shorter than the hash size weaken it.
 pub const MIN_SECRET_BYTES: usize = 32;
@@ -394,13 +397,20 @@ fn validate_key(
 
 /// The exact bytes that are signed. A confirmation for an audience is encoded as
 /// `["agent-governor/confirmation/v2", key_id, audience, confirmation_id, ...]`, so a signature made for
-/// one guard never verifies as one made for another, nor for none.
+/// one guard never verifies as one made for another, nor for none. One that names its action is encoded as
+/// `["agent-governor/confirmation/v3", key_id, audience or "", action_id, confirmation_id, ...]`.
 pub fn canonical_bytes(confirmation: &Confirmation, key_id: &str) -> Vec<u8> {
     let ConfirmedBy::Human = confirmation.confirmed_by;
-    let mut fields: Vec<&str> = Vec::with_capacity(13);
-    match &confirmation.audience {
-        Some(audience) => fields.extend([DOMAIN_WITH_AUDIENCE, key_id, audience.as_str()]),
-        None => fields.extend([DOMAIN, key_id]),
+    let mut fields: Vec<&str> = Vec::with_capacity(14);
+    match (&confirmation.action_id, &confirmation.audience) {
+        (Some(action_id), audience) => fields.extend([
+            DOMAIN_WITH_ACTION,
+            key_id,
+            audience.as_deref().unwrap_or_default(),
+            action_id.as_str(),
+        ]),
+        (None, Some(audience)) => fields.extend([DOMAIN_WITH_AUDIENCE, key_id, audience.as_str()]),
+        (None, None) => fields.extend([DOMAIN, key_id]),
     }
     fields.extend([
         confirmation.confirmation_id.as_str(),

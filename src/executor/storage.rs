@@ -114,14 +114,15 @@ async fn transition(
 }
 
 /// A human settles an in-flight confirmation (an Apply whose fate was unknown) after checking the node:
-/// `applied` true -> consumed (it happened), false -> approved again (it did not; usable once more).
+/// `applied` true -> consumed (it happened), false -> cancelled (it did not; the action is closed, and
+/// doing the same again is a new action). The action ledger records the person's answer.
 pub async fn reconcile_in_flight(
     store: &impl Store,
     confirmation_id: &str,
     applied: bool,
     now: crate::timestamp::EpochMillis,
 ) -> Result<Confirmation, StorageError> {
-    transition(
+    let settled = transition(
         store,
         confirmation_id,
         ConfirmationState::InFlight,
@@ -132,12 +133,16 @@ pub async fn reconcile_in_flight(
             } else {
                 Confirmation {
                     in_flight_at: None,
-                    ..confirmation
+                    ..confirmation.cancelled()
                 }
             }
         },
     )
-    .await
+    .await?;
+    super::action_ledger::record_reconciled(store, &settled, applied, now)
+        .await
+        .map_err(StorageError::Port)?;
+    Ok(settled)
 }
 
 /// A human withdraws an approval that has not been used (seed 003 step 3b).

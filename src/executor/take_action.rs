@@ -5,6 +5,7 @@
 
 use super::check::{Phase, Rejection};
 use super::confirmation::{Confirmation, ConfirmationState, store_key};
+use super::action_ledger::record_reconciled;
 use super::human_action::stale;
 use super::human_action::{HumanAction, HumanActionKind, check_human_action};
 use super::ledger::{record_action, record_consumed, replayed, was_consumed, was_used};
@@ -195,6 +196,16 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
         }
         // The action must fit the record's state before its nonce is spent.
         if let Some((confirmation, _)) = &loaded {
+            let running = self
+                .running
+                .try_borrow()
+                .map_or(true, |running| running.contains(&confirmation.confirmation_id));
+            if kind == HumanActionKind::ReconcileNotApplied && running {
+                return ActionOutcome::refused(Rejection::new(
+                    Phase::ApplyRunning,
+                    messages::apply_running(language),
+                ));
+            }
             let state = confirmation.state();
             let fits = match kind {
                 HumanActionKind::Cancel => state == ConfirmationState::Approved,
@@ -226,9 +237,11 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
         let next = match kind {
             HumanActionKind::Cancel => confirmation.cancelled(),
             HumanActionKind::ReconcileApplied => confirmation.committed(now),
+            // Closed, never re-armed: the action it approved is settled as not applied, and doing the
+            // same again is a new action with a new approval.
             _ => Confirmation {
                 in_flight_at: None,
-                ..confirmation
+                ..confirmation.cancelled()
             },
         };
         let next_text = self.text_of(next.clone());
@@ -243,6 +256,10 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
         }
         if kind == HumanActionKind::ReconcileApplied {
             let _ = record_consumed(&self.store, &next.confirmation_id, now).await;
+        }
+        if kind != HumanActionKind::Cancel {
+            let applied = kind == HumanActionKind::ReconcileApplied;
+            let _ = record_reconciled(&self.store, &next, applied, now).await;
         }
         let stored = parse_valid_json_str::<Confirmation>(&next_text).unwrap_or(next);
         ActionOutcome::Taken {

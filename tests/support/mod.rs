@@ -39,11 +39,21 @@ pub fn draft(node_id: &str) -> ConfirmationDraft {
         intent: "all subtasks closed".into(),
         reason: "verified on the dashboard".into(),
         ui_action: "approve_button".into(),
+        action_id: None,
     }
 }
 
 pub fn confirmation(id: &str, node_id: &str) -> Confirmation {
     issue_confirmation(&draft(node_id), &signer(), confirmed_at_ms(), id.to_owned()).unwrap()
+}
+
+/// A confirmation `id` of action `action_id` on `node_id`: several of them approve one action.
+pub fn confirmation_of_action(id: &str, node_id: &str, action_id: &str) -> Confirmation {
+    let draft = ConfirmationDraft {
+        action_id: Some(action_id.to_owned()),
+        ..draft(node_id)
+    };
+    issue_confirmation(&draft, &signer(), confirmed_at_ms(), id.to_owned()).unwrap()
 }
 
 pub fn request_for(confirmation: &Confirmation) -> ExecutorRequest {
@@ -363,4 +373,46 @@ impl agent_governor::ports::Llm for ScriptedModel {
             .pop_front()
             .unwrap_or_else(|| Err(PortError::new("no more answers")))
     }
+}
+
+/// A person's signed action (HMAC with the test key) on approval `id` at version `version`.
+pub fn signed_action(
+    kind: agent_governor::executor::human_action::HumanActionKind,
+    id: &str,
+    version: &str,
+    nonce: &str,
+    at_ms: i64,
+) -> agent_governor::executor::human_action::HumanAction {
+    use agent_governor::executor::human_action::{HumanAction, canonical_action_bytes};
+    use hmac::{Hmac, Mac};
+    let unsigned = HumanAction {
+        action: kind,
+        approval_id: id.into(),
+        detail: String::new(),
+        at: agent_governor::timestamp::format_rfc3339(at_ms),
+        nonce: nonce.into(),
+        version: version.into(),
+        key_id: None,
+        signature: None,
+        assertion: None,
+    };
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(SECRET).unwrap();
+    mac.update(&canonical_action_bytes(&unsigned, KEY_ID));
+    HumanAction {
+        key_id: Some(KEY_ID.into()),
+        signature: Some(hex::encode(mac.finalize().into_bytes())),
+        ..unsigned
+    }
+}
+
+/// The world's clock now.
+pub fn now(world: &World) -> i64 {
+    world.clock.0.get()
+}
+
+/// The version of stored confirmation `id` (what a signed cancel or reconcile names).
+pub fn version_of(world: &World, id: &str) -> String {
+    agent_governor::executor::state_version::state_version(
+        world.store.data.borrow().get(&store_key(id)).unwrap(),
+    )
 }

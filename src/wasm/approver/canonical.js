@@ -10,6 +10,7 @@ import { typedError } from "./errors.js";
 
 const CONFIRMATION_DOMAIN = "agent-governor/confirmation/v1";
 const CONFIRMATION_DOMAIN_WITH_AUDIENCE = "agent-governor/confirmation/v2";
+const CONFIRMATION_DOMAIN_WITH_ACTION = "agent-governor/confirmation/v3";
 const ACTION_DOMAIN = "agent-governor/action/v2";
 const RECEIPT_DOMAIN = "agent-governor/receipt/v1";
 
@@ -131,13 +132,24 @@ function bytesOf(path, fields) {
 
 const CONFIRMATION_FIELDS = [
   "confirmation_id", "node_id", "proposed_change", "intent", "reason", "confirmed_by", "confirmed_at", "ui_action",
-  "audience", "key_id", "signature", "assertion", "consumed", "consumed_at", "cancelled", "in_flight_at",
+  "audience", "action_id", "key_id", "signature", "assertion", "consumed", "consumed_at", "cancelled", "in_flight_at",
   "invalidated_at", "seal",
 ];
 const CHANGE_FIELDS = ["type", "from", "to"];
 const ACTION_FIELDS = ["action", "approval_id", "detail", "at", "nonce", "version", "key_id", "signature", "assertion"];
 const NONCE = /^[A-Za-z0-9_-]{16,128}$/;
 const MAX_VERSION_CHARS = 128;
+/** The longest action id, in characters (`MAX_ACTION_ID_CHARS` in the core). */
+const MAX_ACTION_ID_CHARS = 512;
+
+/** An action id as the core reads it: not blank, at most 512 characters, no control character. */
+function actionId(path, value) {
+  nonEmpty(path, value);
+  if ([...value].length > MAX_ACTION_ID_CHARS || /\p{Cc}/u.test(value)) {
+    throw typedError("invalid_input", path, `${path} must be at most ${MAX_ACTION_ID_CHARS} characters with no control character`);
+  }
+  return value;
+}
 
 /** The fields a signature does not bind, checked for their type as the core reads them. */
 function lifecycleFields(path, value) {
@@ -158,7 +170,13 @@ export function confirmationPayload(confirmation, keyId) {
   }
   lifecycleFields("confirmation", c);
   const audience = optional("confirmation.audience", c.audience, nonEmpty);
-  const head = audience === null ? [CONFIRMATION_DOMAIN, id] : [CONFIRMATION_DOMAIN_WITH_AUDIENCE, id, audience];
+  const action = optional("confirmation.action_id", c.action_id, actionId);
+  const head =
+    action !== null
+      ? [CONFIRMATION_DOMAIN_WITH_ACTION, id, audience ?? "", action]
+      : audience === null
+        ? [CONFIRMATION_DOMAIN, id]
+        : [CONFIRMATION_DOMAIN_WITH_AUDIENCE, id, audience];
   const bytes = bytesOf("confirmation", [
     ...head,
     nonEmpty("confirmation.confirmation_id", c.confirmation_id),
