@@ -880,6 +880,41 @@ fn after_a_restart_the_waiting_question_is_asked_again_and_a_running_action_is_n
 }
 
 #[test]
+fn an_outcome_reconciled_as_not_applied_is_a_failure_the_loop_stops_and_waits_for_a_person() {
+    // Seed 002: on failure stop at once and report; running it again needs explicit approval.
+    for applied in [true, false] {
+        let mut host = awaiting_approval();
+        assert!(executes(&host.answer("y")));
+        let ran = host.state.in_progress.clone().unwrap();
+        host.restart();
+        let answered = host.send(ControlEvent::OutcomeReconciled {
+            action_id: ran.id.clone(),
+            applied,
+        });
+        if applied {
+            assert!(asks_judge(&answered), "applied: the loop goes on");
+            continue;
+        }
+        assert!(!asks_judge(&answered), "not applied: no judging");
+        assert!(!executes(&answered));
+        assert_eq!(host.state.mode, Mode::Stopped);
+        assert_eq!(host.state.halt.as_ref().unwrap().kind, HaltKind::Failed);
+        assert_eq!(host.state.failed.as_ref().unwrap().id, ran.id);
+        // Running it again is offered as a new action, for a person's y.
+        let again = host.state.in_progress.clone().unwrap();
+        assert_ne!(again.id, ran.id);
+        assert_eq!(again.parameters, ran.parameters);
+        assert!(approval_request(&answered).is_some());
+        let rerun = host.answer("y");
+        assert!(executes(&rerun));
+        assert!(rerun.iter().all(|effect| match effect {
+            ControlEffect::Execute { action, .. } => action.id != ran.id,
+            _ => true,
+        }));
+    }
+}
+
+#[test]
 fn a_judge_answer_without_the_fields_its_decision_needs_or_for_an_unknown_type_is_refused() {
     // 判断はLLM、実行は機械: a model's answer is evidence; an incomplete one stops the loop.
     use agent_governor::control::judgement_answer::{ModelDecision, ModelJudgement};

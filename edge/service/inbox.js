@@ -478,7 +478,7 @@ export class ApprovalInbox extends DurableObject {
     return json(this.view(id));
   }
 
-  /** A human settles an in-flight approval after checking the node: applied -> consumed, not applied -> approved. */
+  /** A human settles an in-flight approval after checking the node: applied -> consumed, not applied -> cancelled (closed: doing it again is a new approval). */
   async reconcile(id, request) {
     const body = await readJsonObject(request);
     onlyKeys(body, ["action"]);

@@ -954,8 +954,12 @@ impl Machine {
                 .as_ref()
                 .is_some_and(|halt| halt.kind == HaltKind::OutcomeUnknown)
             && self.state.in_progress.is_none();
-        if resolved {
+        if resolved && applied {
             self.ask_judge();
+        } else if resolved {
+            // Not applied is a failure (seed 002: stop at once and report): the loop waits for a person,
+            // who may approve running it again as a new action.
+            self.failed(&action);
         }
         self.persist();
     }

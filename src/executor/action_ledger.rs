@@ -12,7 +12,7 @@
 use super::check::{Phase, Rejection};
 use super::confirmation::Confirmation;
 use super::result::AppliedBlock;
-use crate::input::{InputError, parse_json_str, require_non_empty, to_json_string};
+use crate::input::{InputError, require_non_empty, to_json_string};
 use crate::ports::{PortError, Store};
 use crate::timestamp::{EpochMillis, format_rfc3339};
 use serde::{Deserialize, Serialize};
@@ -114,7 +114,7 @@ pub enum ClaimRefused {
 /// The action's entry as stored, with its exact text (the compare-and-swap operand).
 async fn read(store: &impl Store, key: &str) -> Result<Option<(ActionRun, String)>, String> {
     match store.get(key).await {
-        Ok(Some(text)) => parse_json_str::<ActionRun>(&text)
+        Ok(Some(text)) => serde_json::from_str::<ActionRun>(&text)
             .map(|run| Some((run, text)))
             .map_err(|error| format!("the action's ledger entry is malformed: {error}")),
         Ok(None) => Ok(None),
@@ -191,7 +191,7 @@ pub async fn settle(
     applied: Option<AppliedBlock>,
     now: EpochMillis,
 ) -> Result<bool, PortError> {
-    let claims = parse_json_str::<ActionRun>(claimed).map_or(0, |run| run.claims);
+    let claims = serde_json::from_str::<ActionRun>(claimed).map_or(0, |run| run.claims);
     let next = ActionRun {
         applied,
         claims,

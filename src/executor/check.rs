@@ -311,6 +311,15 @@ pub fn check_before_apply(
             messages::change_mismatch(language, field, approved, asked),
         ));
     }
+    if let Some(asked) = &requested.action_id {
+        let approved = confirmation.action_id.as_deref().unwrap_or_default();
+        if approved != asked {
+            return Err(Rejection::new(
+                Phase::ChangeMismatch,
+                messages::change_mismatch(language, "action_id", approved, asked),
+            ));
+        }
+    }
     Ok(())
 }
 

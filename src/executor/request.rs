@@ -17,6 +17,11 @@ pub struct RequestedApply {
     pub intent: String,
     /// Why it was confirmed; must equal the confirmation's `reason`.
     pub reason: String,
+    /// The action the caller is running (a tool call's id, a loop action's): when given, the confirmation
+    /// must approve exactly this action, so an approval made for no action, or another, is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub action_id: Option<String>,
 }
 
 /// Input of the Executor: which confirmation to consume, and what to apply with it.
@@ -38,6 +43,7 @@ impl ExecutorRequest {
                 confirm_status: confirmation.proposed_change.to.clone(),
                 intent: confirmation.intent.clone(),
                 reason: confirmation.reason.clone(),
+                action_id: confirmation.action_id.clone(),
             },
         }
     }

@@ -21,7 +21,7 @@ use crate::input::parse_valid_json_str;
 use crate::ports::{AuditSink, Clock, PortError, Skill, Store};
 use crate::timestamp::EpochMillis;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Consumes confirmations, one Apply each. Holds no state of its own: every fact lives in the store.
 pub struct Executor<S, K, C, A> {
@@ -35,7 +35,7 @@ pub struct Executor<S, K, C, A> {
     pub(super) seal: Option<SealKey>,
     /// The confirmations whose Apply is running in this process (a reconcile as "not applied" is refused
     /// for them: the skill may still act).
-    pub(super) running: RefCell<BTreeSet<String>>,
+    pub(super) running: RefCell<Vec<String>>,
 }
 
 /// The Executor's settings beyond its ports: the clock skew it allows and the language of its texts.
@@ -90,7 +90,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             keys,
             options: ExecutorOptions::default(),
             seal: None,
-            running: RefCell::new(BTreeSet::new()),
+            running: RefCell::new(Vec::new()),
         }
     }
 
@@ -419,14 +419,14 @@ struct Reservation<'a, S, K, C, A> {
 
 /// Marks a confirmation's Apply as running in this process until dropped.
 struct Running<'a> {
-    set: &'a RefCell<BTreeSet<String>>,
+    set: &'a RefCell<Vec<String>>,
     id: String,
 }
 
 impl<'a> Running<'a> {
-    fn start(set: &'a RefCell<BTreeSet<String>>, id: &str) -> Self {
+    fn start(set: &'a RefCell<Vec<String>>, id: &str) -> Self {
         if let Ok(mut running) = set.try_borrow_mut() {
-            running.insert(id.to_owned());
+            running.push(id.to_owned());
         }
         Self {
             set,
@@ -438,7 +438,9 @@ impl<'a> Running<'a> {
 impl Drop for Running<'_> {
     fn drop(&mut self) {
         if let Ok(mut running) = self.set.try_borrow_mut() {
-            running.remove(&self.id);
+            if let Some(index) = running.iter().position(|id| id == &self.id) {
+                running.swap_remove(index);
+            }
         }
     }
 }

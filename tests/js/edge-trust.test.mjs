@@ -70,29 +70,25 @@ after(async () => {
 });
 
 describe("single-use signed actions", () => {
-  test("a reconcile_not_applied replayed after the approval was used again is refused; nothing is applied twice", async () => {
+  test("a reconcile_not_applied closes the approval: it is never applied again, and the reconcile replayed is refused", async () => {
     const first = await inFlight();
     const reconcile = await humanAction("reconcile_not_applied", first.approval_id, alice, "the board did not change", first.version);
     const settled = await api.post(`/v1/approvals/${first.approval_id}/reconcile`, { action: reconcile });
     assert.equal(settled.status, 200, JSON.stringify(settled.body));
-    assert.equal(settled.body.state, "approved");
-
-    // Used again, and again its answer is lost.
-    board.board.set(first.node_id, "todo");
-    board.hold = async (_request, { drop }) => drop();
-    await api.post("/v1/apply", settled.body.executor_request, AGENT);
-    board.hold = null;
-    assert.equal((await view(first.approval_id)).state, "in_flight");
+    assert.equal(settled.body.state, "cancelled", "closed, never re-armed: doing it again is a new approval");
     const appliesBefore = board.appliesFor(first.approval_id);
+
+    // The agent applies with it again: refused, nothing reaches the board.
+    board.board.set(first.node_id, "todo");
+    const retried = await api.post("/v1/apply", settled.body.executor_request, AGENT);
+    assert.equal(retried.body.outcome, "rejected");
+    assert.equal(board.appliesFor(first.approval_id), appliesBefore, "nothing applied again");
 
     // The same signed reconcile, posted again.
     const replay = await api.post(`/v1/approvals/${first.approval_id}/reconcile`, { action: reconcile });
     assert.equal(replay.status, 409);
     assert.equal(replay.body.code, "action_replayed");
-    assert.equal((await view(first.approval_id)).state, "in_flight", "the approval was not reopened");
-    const retried = await api.post("/v1/apply", settled.body.executor_request, AGENT);
-    assert.equal(retried.body.outcome, "rejected");
-    assert.equal(board.appliesFor(first.approval_id), appliesBefore, "nothing applied again");
+    assert.equal((await view(first.approval_id)).state, "cancelled", "the approval was not reopened");
   });
 
   test("an action made for an earlier version of the approval is stale", async () => {

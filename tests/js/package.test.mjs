@@ -185,9 +185,12 @@ test("an Apply with an unknown fate stays in_flight until a human reconciles it"
   const settled = await executor.takeAction(await signedAction(executor, "reconcile_not_applied", confirmation.confirmation_id, "the node did not change"));
   assert.equal(settled.outcome, "taken");
   assert.equal(settled.confirmation.in_flight_at, null);
+  assert.equal(settled.confirmation.cancelled, true, "closed: doing it again is a new approval");
   const late = await executor.takeAction(await signedAction(executor, "reconcile_applied", confirmation.confirmation_id));
   assert.equal(late.phase, "not_in_flight");
   const working = fakeSkill();
   const retried = await new Executor({ store, skill: working, keys }).execute(requestFor(confirmation));
-  assert.equal(retried.outcome, "applied", "a human's decision made it usable again");
+  assert.equal(retried.outcome, "rejected", "a person's 'not applied' never re-arms the approval");
+  const again = await approved(store);
+  assert.equal((await new Executor({ store, skill: working, keys }).execute(requestFor(again))).outcome, "applied", "a new approval runs");
 });

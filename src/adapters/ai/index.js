@@ -30,7 +30,9 @@ export function governTools(tools, options) {
     }
   }
   const runners = Object.fromEntries(Object.entries(given).map(([name, tool]) => [name, (args, executionOptions) => tool.execute(args, executionOptions)]));
-  const governed = governToolCalls(runners, options);
+  // Outputs are kept: a call approved again (a restored state, a second signature) answers with the
+  // output it had, never by running again.
+  const governed = governToolCalls(runners, isPlainObject(options) ? { keepOutputs: true, ...options } : options);
 
   const wrapped = Object.fromEntries(
     Object.entries(given).map(([name, tool]) => {

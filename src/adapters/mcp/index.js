@@ -7,8 +7,8 @@
 // forwarded call's outcome gets a signed receipt. The gateway keeps its state in the Executor's store, so a
 // restart loses no approval and revives no used one.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
-import { changeDigest, changeLines, governToolCalls, refusalOf, toolCallChange } from "agent-governor";
+import { CallToolRequestSchema, CallToolResultSchema, ErrorCode, ListToolsRequestSchema, McpError, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
+import { changeDigest, changeLines, governToolCalls, notSent, refusalOf, toolCallChange } from "agent-governor";
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
 import { signReceipt } from "../approver/index.js";
@@ -22,6 +22,16 @@ export const APPROVAL_META = "agent-governor/approval";
 export const RECEIPT_META = "agent-governor/receipt";
 /** A result's `_meta` key when the call ran but its receipt could not be made (why). */
 export const RECEIPT_ERROR_META = "agent-governor/receipt_error";
+/** A result's `_meta` key when the call's outcome could not be recorded after it ran (why): it did run. */
+export const SETTLE_ERROR_META = "agent-governor/settle_error";
+/** Where a governed call forwarded to the upstream carries its idempotency key: the request's `_meta`. */
+export const IDEMPOTENCY_KEY_META = "agent-governor/idempotency_key";
+
+/**
+ * JSON-RPC errors with which a server refuses a call before running it (an unknown tool, invalid
+ * arguments, an unknown method). Any other error, or none, leaves what the upstream did unknown.
+ */
+const REFUSED_BEFORE_RUNNING = new Set([ErrorCode.InvalidParams, ErrorCode.MethodNotFound]);
 
 const STATE_PREFIX = "ag1.";
 const CALL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -72,8 +82,26 @@ export async function createMcpGateway(options) {
 
   // The upstream's tools when the gateway starts; a tool that appears later is not governed and not callable.
   const names = (await upstreamTools(upstream)).map((tool) => tool.name);
-  const runners = Object.fromEntries(names.map((name) => [name, (args, { signal } = {}) => upstream.callTool({ name, arguments: args }, undefined, { signal })]));
-  const governed = governToolCalls(runners, governOptions);
+  const runners = Object.fromEntries(names.map((name) => [name, (args, context, action) => forward(name, args, context, action)]));
+  // Outputs are kept: a call asked again after it ran (another approval, an old requestState) answers
+  // with the result it had, never by running again.
+  const governed = governToolCalls(runners, { keepOutputs: true, ...governOptions });
+
+  /**
+   * Forwards a governed call with its idempotency key. A call that provably never reached the upstream's
+   * tool (no connection, or refused by the server before running) is reported as not sent, so its approval
+   * stays usable; anything else that fails leaves the outcome unknown.
+   */
+  async function forward(name, args, { signal } = {}, action) {
+    const params = { name, arguments: args, ...(action ? { _meta: { [IDEMPOTENCY_KEY_META]: action.idempotencyKey } } : {}) };
+    try {
+      return await upstream.request({ method: "tools/call", params }, CallToolResultSchema, { signal });
+    } catch (error) {
+      const neverSent = error?.message === "Not connected";
+      if (neverSent || (error instanceof McpError && REFUSED_BEFORE_RUNNING.has(error.code))) throw notSent(error);
+      throw error;
+    }
+  }
 
   /** The pending call a request state names, or null. */
   async function pendingFromState(state) {
@@ -123,12 +151,18 @@ export async function createMcpGateway(options) {
 
   /** The answer for a call the Executor ran or refused: its result, or why it was not called, with the receipt. */
   async function answer(call, digest, connection, outcome) {
-    // This call is settled: the next call with these arguments is a new one, for a new approval.
-    await store.put(digestKey(connection, digest), "");
-    const receipt = await receiptOf(outcome, digest);
-    if (outcome.outcome !== "applied") return errorResult(refusalOf(call, outcome).message, receipt);
+    // This call is settled: the next call with these arguments is a new one, for a new approval. A store
+    // that fails here never turns a call that ran into an error: the result is answered, with why.
+    let settled = {};
+    try {
+      await store.put(digestKey(connection, digest), "");
+    } catch (error) {
+      settled = { [SETTLE_ERROR_META]: error?.message ?? String(error) };
+    }
+    const receipt = outcome.repeated ? {} : await receiptOf(outcome, digest);
+    if (outcome.outcome !== "applied") return errorResult(refusalOf(call, outcome).message, { ...receipt, ...settled });
     const result = outcome.output;
-    return { ...result, _meta: { ...(result?._meta ?? {}), ...receipt } };
+    return { ...result, _meta: { ...(result?._meta ?? {}), ...receipt, ...settled } };
   }
 
   async function callTool(server, connection, request, extra) {

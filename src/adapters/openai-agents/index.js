@@ -59,7 +59,9 @@ export function governAgentTools(definitions, options) {
   const runners = Object.fromEntries(
     Object.entries(byName).map(([name, definition]) => [name, (args, { runContext, details } = {}) => definition.execute(args, runContext, details)]),
   );
-  const governed = governToolCalls(runners, options);
+  // Outputs are kept: a call approved again (a restored state, a second signature) answers with the
+  // output it had, never by running again.
+  const governed = governToolCalls(runners, isPlainObject(options) ? { keepOutputs: true, ...options } : options);
 
   const tools = definitions.map((definition) => {
     if (governed.isWhitelisted(definition.name)) return sdkTool(definition);

@@ -759,6 +759,9 @@ class ControlLoop {
         intent: action.lines[0],
         reason: approval.reason,
         ui_action: approval.ui_action,
+        // The loop's action: however many times it is approved (a state restored from an older save and
+        // approved again), the Executor runs it once.
+        action_id: `loop/${action.id}`,
       },
       this.#signer,
       this.#now(),

@@ -13,9 +13,13 @@ export declare function indexedDbLogStore(options?: { limitBytes?: number; name?
 /** One call of a governed tool, as the agent framework made it. */
 export type ToolCall = { tool: string; arguments: Record<string, unknown>; callId: string };
 /** What a person approves for a tool call (a ConfirmationDraft): sign it with `issueConfirmation` or an approver key. */
-export type ToolCallDraft = { node_id: string; proposed_change: ProposedChange; intent: string; reason: string; ui_action: string };
+export type ToolCallDraft = { node_id: string; proposed_change: ProposedChange; intent: string; reason: string; ui_action: string; action_id: string };
+/**
+ * `repeated: true`: another approval of the same call ran it before, and this is the output it returned then
+ * (kept with `keepOutputs`); the tool did not run again.
+ */
 export type ToolCallOutcome =
-  | { outcome: "applied"; output: unknown; approved: boolean; result?: ExecutorResult }
+  | { outcome: "applied"; output: unknown; approved: boolean; result?: ExecutorResult; repeated?: boolean }
   | { outcome: Exclude<ExecutorResult["outcome"], "applied">; result: ExecutorResult };
 /** The Executor's options for governed tool calls (its `skills` are the tools'), and the tools that need no approval. */
 export type GovernToolCallsOptions = {
@@ -49,16 +53,34 @@ export interface GovernedToolCalls {
   /** The output kept for a confirmation's run (with `keepOutputs`), or null. */
   output(confirmationId: string): Promise<{ output: unknown } | null>;
 }
+/** What a governed tool is given beside its arguments and context: its action, the same on every attempt. */
+export type ToolCallAction = {
+  /** `tool-call/<tool>/<callId>`. */
+  actionId: string;
+  /** Pass it to the upstream (an `Idempotency-Key` header, MCP `_meta`) so the call runs once even if the governor's record is lost. */
+  idempotencyKey: string;
+};
 /**
- * Tool calls that run only through the Executor, once, when a person's signed confirmation binds exactly the
- * call (its tool, its arguments as canonical JSON, its id). Each tool is `(args, context) => output`.
+ * Tool calls that run only through the Executor, once per call (its action: the tool and the call's id),
+ * whatever number of people's signed confirmations bind it (its tool, its arguments as canonical JSON, its
+ * id). Each tool is `(args, context, action) => output`.
  */
-export declare function governToolCalls(tools: Record<string, (args: any, context?: any) => unknown>, options: GovernToolCallsOptions): GovernedToolCalls;
+export declare function governToolCalls(tools: Record<string, (args: any, context?: any, action?: ToolCallAction) => unknown>, options: GovernToolCallsOptions): GovernedToolCalls;
+/** What became of a call: `ran` (before, by some approval of it), `may_have_run` (unknown), `not_run`. */
+export type ToolCallRan = "ran" | "may_have_run" | "not_run";
+/** The `ran` of an Executor's result. */
+export declare function ranOf(result: ExecutorResult | null | undefined): ToolCallRan;
 /**
- * Why a call did not run, as an error (`code` and `path`, the outcome attached): `not_approved` (refused,
- * nothing ran) or `outcome_unknown` (started, unfinished: in flight until a person reconciles it).
+ * Why a call did not answer with its output, as an error (`code` and `path`, the outcome and `ran` attached):
+ * `action_already_ran` (it ran before; it is not run again), `action_in_flight` (another approval of it is
+ * running it, or left it unknown), `outcome_unknown` (started, unfinished: in
+ * flight until a person reconciles it) or `not_approved` (refused, nothing ran).
  */
-export declare function refusalOf(call: ToolCall, outcome: ToolCallOutcome): Error & { code: "not_approved" | "outcome_unknown"; path: string; outcome: ToolCallOutcome };
+export declare function refusalOf(call: ToolCall, outcome: ToolCallOutcome): Error & { code: "not_approved" | "outcome_unknown" | "action_already_ran" | "action_in_flight"; path: string; outcome: ToolCallOutcome; ran: ToolCallRan };
+/** The action id of a tool call: `tool-call/<tool>/<callId>`. */
+export declare function toolCallActionId(tool: string, callId: string): string;
+/** Marks an error a tool throws as proof the call never left (nothing ran; the approval stays usable). */
+export declare function notSent(error: unknown): Error & { notSent: true };
 export declare const DEFAULT_LOG_LIMIT_BYTES: number;
 export declare const LOG_CHANNELS: readonly LogChannel[];
 

@@ -5,7 +5,7 @@ import { createControlLoop } from "./control-loop.js";
 
 export { createControlLoop } from "./control-loop.js";
 export { DEFAULT_LOG_LIMIT_BYTES, LOG_CHANNELS, indexedDbLogStore, memoryLogStore } from "./log-stores.js";
-export { governToolCalls, refusalOf } from "./tool-calls.js";
+export { governToolCalls, notSent, ranOf, refusalOf, toolCallActionId } from "./tool-calls.js";
 export { createOtlpExporter } from "./otlp-exporter.js";
 
 const DEFAULT_AGENT = { workingDir: "", agentId: "governor" };

@@ -8,6 +8,11 @@ import { Executor, changeDigest, checkConfirmation, toolCallChange } from "../wa
 
 /** The call's own words in its confirmation: its id, so an approval of one call never runs another. */
 const intentOf = (callId) => `tool call ${callId}`;
+/**
+ * The action a call is: its tool and its id. However many confirmations approve it (two signatures of one
+ * draft, a restored framework state approved again), the Executor runs it once.
+ */
+export const toolCallActionId = (tool, callId) => `tool-call/${tool}/${callId}`;
 
 /** Where the id of the confirmation kept for a call is stored: by the call's id and what it does. */
 const approvalKey = (callId, digest) => `tool-call/${encodeURIComponent(callId)}/${digest}`;
@@ -39,9 +44,24 @@ async function stored(what, operation) {
 }
 
 /**
- * Why `call` did not run, as an error for the framework to report: `not_approved` (the Executor refused it:
- * nothing ran), or `outcome_unknown` (the tool was started and its outcome is unknown:
- * the call stays in flight for a person to reconcile; asking again could do it twice). `outcome` is attached.
+ * What became of a call that did not answer with its output, in one vocabulary for every adapter and
+ * gateway: `"ran"` (it ran before, by this or another approval of the same action), `"may_have_run"` (it
+ * was started and its outcome is unknown: a person reconciles it) or `"not_run"` (refused before it was
+ * sent: the approval, if any, is still usable).
+ */
+export function ranOf(result) {
+  const phase = result?.rejection?.phase;
+  if (phase === "already_consumed" || (phase === "action_already_ran" && result?.first_run?.state !== "reconciled_not_applied")) return "ran";
+  if (phase === "action_already_ran") return "not_run";
+  if (phase === "in_flight" || phase === "action_in_flight" || result?.confirmation_state === "in_flight") return "may_have_run";
+  return "not_run";
+}
+
+/**
+ * Why `call` did not answer with its output, as an error for the framework to report, with `ran` (see
+ * `ranOf`) and `outcome` attached: `action_already_ran` (it ran before: asking again does not run it again),
+ * `action_in_flight` (another approval of it is running it, or left its outcome unknown), `outcome_unknown`
+ * (it may have run: a person reconciles it; do not ask again) or `not_approved` (nothing ran).
  */
 export function refusalOf(call, outcome) {
   const { tool, callId } = readAt("call", () => {
@@ -52,16 +72,41 @@ export function refusalOf(call, outcome) {
     if (!isPlainObject(outcome)) throw typedError("invalid_input", "outcome", "outcome must be what run or runApproved resolved to");
     return { result: isPlainObject(outcome.result) ? outcome.result : null, given: String(outcome.outcome) };
   });
-  if (result?.confirmation_state === "in_flight") {
-    const reason = result.error?.message ?? result.rejection?.reason ?? "the tool did not finish";
+  const ran = ranOf(result);
+  const first = isPlainObject(result?.first_run) ? result.first_run : null;
+  if (ran === "ran") {
+    const when = first ? ` at ${first.at}, approved by confirmation ${first.confirmation_id}` : "";
+    return Object.assign(
+      typedError("action_already_ran", "call", `${tool} (call ${callId}) already ran${when}; it is not run again. To do it again, make a new call.`),
+      { outcome, ran },
+    );
+  }
+  if (result?.rejection?.phase === "action_in_flight") {
+    return Object.assign(
+      typedError("action_in_flight", "call", `${tool} (call ${callId}) is running under another approval, or its outcome is unknown until a person reconciles it; it is not run again.`),
+      { outcome, ran },
+    );
+  }
+  if (ran === "may_have_run") {
+    const reason = result?.error?.message ?? result?.rejection?.reason ?? "the tool did not finish";
     return Object.assign(
       typedError("outcome_unknown", "call", `${tool} (call ${callId}) may have run: its outcome is unknown (${reason}). A person must reconcile it; do not ask again.`),
-      { outcome },
+      { outcome, ran },
     );
   }
   const phase = result?.rejection?.phase ?? result?.outcome ?? given;
   const reason = result?.rejection?.reason ?? result?.error?.message;
-  return Object.assign(typedError("not_approved", "call", `${tool} (call ${callId}) did not run (${phase})${reason ? `: ${reason}` : ""}`), { outcome });
+  return Object.assign(typedError("not_approved", "call", `${tool} (call ${callId}) did not run (${phase})${reason ? `: ${reason}` : ""}`), { outcome, ran });
+}
+
+/**
+ * Marks `error`, thrown by a tool, as proof that the call never left (no connection, a tool the upstream
+ * does not have, refused before sending): the Executor then records that nothing ran and the approval stays
+ * usable. Any other error leaves the call's outcome unknown.
+ */
+export function notSent(error) {
+  const marked = error instanceof Error ? error : new Error(String(error));
+  return Object.assign(marked, { notSent: true });
 }
 
 /**
@@ -105,9 +150,19 @@ export function governToolCalls(given, givenOptions) {
     preview: () => ({ current_status: "" }),
     // Runs with the approved arguments, read from the confirmation itself. A tool that throws leaves the
     // call's outcome unknown (it may have acted): the Executor keeps it in flight for a person to reconcile.
-    apply: async ({ confirmation }) => {
+    // The tool is given the action's id and idempotency key (the same on every attempt of this call): a
+    // tool that calls an upstream passes the key on, so the call runs once even if this record is lost.
+    apply: async ({ confirmation, idempotency_key: idempotencyKey }) => {
       const running = runs.get(confirmation.confirmation_id);
-      const output = await tool(confirmation.node_id)(JSON.parse(confirmation.proposed_change.to), running?.context);
+      const action = { actionId: confirmation.action_id ?? confirmation.confirmation_id, idempotencyKey };
+      let output;
+      try {
+        output = await tool(confirmation.node_id)(JSON.parse(confirmation.proposed_change.to), running?.context, action);
+      } catch (error) {
+        // Provably never sent: nothing ran, the approval stays usable. Anything else: unknown (thrown on).
+        if (error?.notSent === true) return { status: 500, body: { applied: false, message: `not sent: ${error.message ?? ""}` } };
+        throw error;
+      }
       if (running) running.output = output;
       if (keepOutputs) await keepOutput(confirmation.confirmation_id, output);
       return { status: 200, body: { applied: true } };
@@ -138,14 +193,33 @@ export function governToolCalls(given, givenOptions) {
       throw typedError("invalid_input", "call.callId", "callId must be the framework's id of this call: 1-256 characters, no space, control or format character");
     }
     const change = toolCallChange(name, args);
-    return { tool: name, arguments: args, callId, ...change, digest: changeDigest(change.node_id, change.proposed_change) };
+    const actionId = toolCallActionId(name, callId);
+    return { tool: name, arguments: args, callId, actionId, ...change, digest: changeDigest(change.node_id, change.proposed_change) };
   }
 
-  /** The Executor's request for `read` (a read call): it names this call, so only a confirmation of exactly it applies. */
+  /**
+   * The Executor's request for `read` (a read call): it names this call and its action, so only a
+   * confirmation of exactly it applies, and at most one confirmation of it runs.
+   */
   const requestFor = (read, confirmationId) => ({
     confirmation_id: confirmationId,
-    apply_request: { node_id: read.node_id, confirm_status: read.proposed_change.to, intent: intentOf(read.callId), reason: "" },
+    apply_request: { node_id: read.node_id, confirm_status: read.proposed_change.to, intent: intentOf(read.callId), reason: "", action_id: read.actionId },
   });
+
+  /**
+   * The answer for a call that another approval of it already ran: its first output when it was kept
+   * (so a framework resuming a restored state gets the same result, not a second run), else the refusal.
+   */
+  async function firstRun(result) {
+    const phase = result.rejection?.phase;
+    const ranBy =
+      phase === "already_consumed" ? result.confirmation_id : phase === "action_already_ran" && result.first_run?.state === "applied" ? result.first_run.confirmation_id : null;
+    if (ranBy !== null && keepOutputs) {
+      const kept = await stored("read a kept output", () => store.get(outputKey(ranBy)));
+      if (typeof kept === "string") return { outcome: "applied", output: JSON.parse(kept).output, result, approved: true, repeated: true };
+    }
+    return { outcome: result.outcome, result };
+  }
 
   async function runRead(read, confirmationId, context) {
     if (whitelist.has(read.tool)) return { outcome: "applied", output: await tools[read.tool](read.arguments, context), approved: false };
@@ -167,7 +241,7 @@ export function governToolCalls(given, givenOptions) {
       done();
       if (turns.get(confirmationId) === turn) turns.delete(confirmationId);
     }
-    if (result.outcome !== "applied") return { outcome: result.outcome, result };
+    if (result.outcome !== "applied") return firstRun(result);
     return { outcome: "applied", output: running.output, result, approved: true };
   }
 
@@ -201,8 +275,9 @@ export function governToolCalls(given, givenOptions) {
       // Saved by the Executor: sealed when it has a `sealKey`, refused when used or made for another audience.
       await executor.save(confirmation);
     } catch (error) {
-      // Kept already (a retried approve, a node run again): the index names it, the Executor decides.
-      if (error?.code !== "already_exists") throw error;
+      // Kept already (a retried approve, a node run again), or used already: the index names it, and the
+      // Executor answers with what became of it (a call that ran is never reported as not run).
+      if (error?.code !== "already_exists" && error?.code !== "already_consumed") throw error;
     }
     return confirmation.confirmation_id;
   }
@@ -213,8 +288,8 @@ export function governToolCalls(given, givenOptions) {
     isWhitelisted: (name) => whitelist.has(name),
     /** What a person approves for `call` (`{ tool, arguments, callId }`): sign it with `issueConfirmation` or an approver key. */
     draft(call) {
-      const { callId, node_id, proposed_change } = readCall(call);
-      return { node_id, proposed_change, intent: intentOf(callId), reason: "", ui_action: "approve_button" };
+      const { callId, actionId, node_id, proposed_change } = readCall(call);
+      return { node_id, proposed_change, intent: intentOf(callId), reason: "", ui_action: "approve_button", action_id: actionId };
     },
     /** The core's verdict on `confirmation` for `call` now (`checkConfirmation`'s), without keeping it. */
     check: (call, confirmation) => checkRead(readCall(call), confirmation),
