@@ -58,6 +58,8 @@ async function firstTurn(governed, model = scriptedModel()) {
 const continueWith = (governed, model, history, response) =>
   generateText({ model, tools: governed.tools, messages: [...history, { role: "tool", content: [response] }], stopWhen: stepCountIs(3) });
 
+/** What the continuation's tool result carried for the approved call. */
+const toolOutput = (result) => result.initialResponseMessages.flatMap((message) => message.content).find((p) => p.type === "tool-result")?.output;
 const toolErrors = (result) => result.steps.flatMap((step) => step.content).filter((part) => part.type === "tool-error");
 /** What the continuation reported for the approved call (the SDK runs it before the next step): its error text. */
 const refusal = (result) => {
@@ -80,9 +82,15 @@ test("the SDK's own approval runs nothing: only a person's signed confirmation d
   assert.equal(refusal(approved), null);
   assert.deepEqual(sent, [{ to: "bob@example.com", subject: "Q3" }]);
 
-  // The same history sent again (a replayed request, a double submit): refused, nothing sent twice.
+  // The same history sent again (a replayed request, a double submit): the first run's output, nothing sent twice.
   const replay = await continueWith(governed, model, history, response);
-  assert.match(refusal(replay), /did not run \(already_consumed\)/);
+  assert.equal(refusal(replay), null);
+  assert.deepEqual(toolOutput(replay), toolOutput(approved));
+  assert.equal(sent.length, 1);
+  // A second person's signature of the same call (a second tab): the same, the tool does not run again.
+  const second = await governed.approve(request, issueConfirmation(governed.draft(request), signer));
+  const twice = await continueWith(governed, model, history, second);
+  assert.deepEqual(toolOutput(twice), toolOutput(approved));
   assert.equal(sent.length, 1);
 });
 
@@ -130,7 +138,12 @@ test("after a restart an approved call runs once and a used approval stays used"
   assert.equal(restarted.sent.length, 1);
   const again = harness({ store });
   const replay = await continueWith(again.governed, model, history, response);
-  assert.match(refusal(replay), /did not run \(already_consumed\)/);
+  assert.equal(refusal(replay), null, "the first run's output, kept in the store");
+  assert.equal(again.sent.length, 0);
+  // Without kept outputs, a replay is refused as a call that already ran (never "did not run").
+  const bare = governTools({ sendEmail: { execute: async () => again.sent.push("x") } }, { store, keys, keepOutputs: false });
+  const bareReplay = await continueWith(bare, model, history, response);
+  assert.match(refusal(bareReplay), /already ran/);
   assert.equal(again.sent.length, 0);
 });
 

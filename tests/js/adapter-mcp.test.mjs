@@ -93,7 +93,7 @@ test("tools/list passes through; a governed call without approval answers with t
   }
 });
 
-test("with the requestState and a signed confirmation the call is forwarded once, with a receipt; a replay and altered arguments are not", async () => {
+test("with the requestState and a signed confirmation the call is forwarded once, with a receipt; a replay or a second signature answers its result, altered arguments nothing", async () => {
   const setup = await httpGateway();
   try {
     const client = await setup.client();
@@ -107,10 +107,13 @@ test("with the requestState and a signed confirmation the call is forwarded once
     assert.equal(done._meta[RECEIPT_META].approver, "approver");
     assert.deepEqual(setup.sent(), [email]);
 
-    // Replayed: the confirmation is used; nothing is called, so nothing is receipted.
+    // Replayed: the call ran; the first result answers, nothing is called again, so nothing is receipted.
     const replay = await call(client, email, meta);
-    assert.equal(replay.isError, true);
-    assert.match(replay.content[0].text, /already been used/);
+    assert.equal(replay.isError, undefined);
+    assert.equal(replay.content[0].text, "sent to bob@example.com");
+    // A second person's signature of the same pending call: the same.
+    const twice = await call(client, email, { ...meta, [CONFIRMATION_META]: issueConfirmation(approval.draft, signer) });
+    assert.equal(twice.content[0].text, "sent to bob@example.com");
     const altered = await call(client, { ...email, to: "eve@example.com" }, meta);
     assert.match(altered.content[0].text, /the arguments must be the approved ones/);
     // The next identical call is a new call, for a new approval.
@@ -152,7 +155,7 @@ test("URL-mode elicitation: the client is sent to the approval page; once a pers
   }
 });
 
-test("the gateway over stdio, restarted between the request and the approved call: runs once; a replay after another restart runs nothing", async () => {
+test("the gateway over stdio, restarted between the request and the approved call: runs once; a replay or a new signature after another restart runs nothing", async () => {
   const sentLog = join(directory, "stdio-sent.log");
   const upstream = await startSampleServer(sentLog);
   const pkcs8 = Buffer.from(await crypto.subtle.exportKey("pkcs8", receiptPair.privateKey)).toString("base64url");
@@ -172,7 +175,10 @@ test("the gateway over stdio, restarted between the request and the approved cal
     const done = await session((client) => call(client, email, meta));
     assert.equal(done.content[0].text, "sent to bob@example.com");
     const replay = await session((client) => call(client, email, meta));
-    assert.match(replay.content[0].text, /already been used/);
+    assert.equal(replay.content[0].text, "sent to bob@example.com", "the first result, from the store");
+    // Approved again with a new signature, after another restart: nothing more is sent.
+    const resigned = await session((client) => call(client, email, { ...meta, [CONFIRMATION_META]: issueConfirmation(approval.draft, signer) }));
+    assert.equal(resigned.content[0].text, "sent to bob@example.com");
     assert.deepEqual(sentIn(sentLog), [email]);
   } finally {
     await upstream.close();

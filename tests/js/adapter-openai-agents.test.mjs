@@ -70,7 +70,21 @@ test("an approved call runs once, in another process; the same approved state re
   assert.deepEqual(first.sent, [{ to: "bob@example.com", subject: "Q3" }]);
   const second = await runElsewhere(statePath, storePath);
   assert.deepEqual(second.sent, []);
-  assert.match(second.outputs[0], /did not run \(already_consumed\)/);
+  assert.deepEqual(second.outputs, first.outputs, "the first run's output, not a second run");
+});
+
+test("a state saved at the interruption, approved and run, then restored in another process and approved again with a new signature, runs nothing more", async () => {
+  const storePath = join(directory, "store-restored.json");
+  const { result } = await interrupted({ store: fileStore(storePath) });
+  const statePath = join(directory, "at-interruption.json");
+  writeFileSync(statePath, result.state.toString());
+  const first = await runElsewhere(statePath, storePath, "approve-with-a-new-signature");
+  assert.deepEqual(first.sent, [{ to: "bob@example.com", subject: "Q3" }]);
+  assert.deepEqual(first.outputs, ["sent to bob@example.com"]);
+  // A crash, a second tab, a double click: the same saved state, approved again by a person.
+  const second = await runElsewhere(statePath, storePath, "approve-with-a-new-signature");
+  assert.deepEqual(second.sent, [], "the tool ran once");
+  assert.deepEqual(second.outputs, first.outputs, "the second answer carries the first run's output");
 });
 
 test("a confirmation of other arguments or another call is refused before state.approve(); edited state and expiry run nothing", async () => {

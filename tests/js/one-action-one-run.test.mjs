@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createHmac, randomUUID } from "node:crypto";
 import { test } from "node:test";
-import { MemoryStore, canonicalAction, governToolCalls, issueConfirmation, notSent, ranOf, refusalOf, toolCallActionId } from "agent-governor";
+import { MemoryStore, canonicalAction, changeDigest, governToolCalls, issueConfirmation, notSent, ranOf, refusalOf, toolCallActionId } from "agent-governor";
 
 const signer = { keyId: "approver", secret: "0123456789abcdef0123456789abcdef-one-action" };
 const keys = { [signer.keyId]: signer.secret };
@@ -42,13 +42,14 @@ async function signedAction(executor, action, confirmationId, detail = "") {
 test("the draft names the call's action, and a signature binds it", () => {
   const { governed } = harness();
   const draft = governed.draft(call);
-  assert.equal(draft.action_id, "tool-call/send_email/call_1");
-  assert.equal(draft.action_id, toolCallActionId("send_email", "call_1"));
+  const digest = changeDigest(draft.node_id, draft.proposed_change);
+  assert.equal(draft.action_id, `tool-call/send_email/call_1/${digest}`);
+  assert.equal(draft.action_id, toolCallActionId("send_email", "call_1", digest));
   const confirmation = sign(governed);
   assert.equal(confirmation.action_id, draft.action_id);
   assert.equal(governed.check(call, confirmation).verdict, "pass");
   // The same signature with another action, or none, is not the person's.
-  for (const action_id of ["tool-call/send_email/call_2", undefined]) {
+  for (const action_id of [`tool-call/send_email/call_2/${digest}`, undefined]) {
     const relabelled = { ...confirmation, action_id };
     assert.equal(governed.check(call, relabelled).verdict, "rejected");
   }
@@ -116,7 +117,7 @@ test("the tool gets the call's action and the same idempotency key on every atte
   await governed.runWith(call, sign(governed));
   await unreached.governed.runWith(call, sign(unreached.governed));
   assert.equal(actions.length, 1);
-  assert.equal(actions[0].actionId, "tool-call/send_email/call_1");
+  assert.match(actions[0].actionId, /^tool-call\/send_email\/call_1\/[0-9a-f]{64}$/);
   assert.match(actions[0].idempotencyKey, /^[0-9a-f]{64}$/);
   assert.equal(unreached.actions[0].idempotencyKey, actions[0].idempotencyKey, "the same call has the same key in any process");
   const other = harness();

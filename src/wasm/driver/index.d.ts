@@ -55,7 +55,7 @@ export interface GovernedToolCalls {
 }
 /** What a governed tool is given beside its arguments and context: its action, the same on every attempt. */
 export type ToolCallAction = {
-  /** `tool-call/<tool>/<callId>`. */
+  /** `tool-call/<tool>/<callId>/<change digest>`. */
   actionId: string;
   /** Pass it to the upstream (an `Idempotency-Key` header, MCP `_meta`) so the call runs once even if the governor's record is lost. */
   idempotencyKey: string;
@@ -77,8 +77,8 @@ export declare function ranOf(result: ExecutorResult | null | undefined): ToolCa
  * flight until a person reconciles it) or `not_approved` (refused, nothing ran).
  */
 export declare function refusalOf(call: ToolCall, outcome: ToolCallOutcome): Error & { code: "not_approved" | "outcome_unknown" | "action_already_ran" | "action_in_flight"; path: string; outcome: ToolCallOutcome; ran: ToolCallRan };
-/** The action id of a tool call: `tool-call/<tool>/<callId>`. */
-export declare function toolCallActionId(tool: string, callId: string): string;
+/** The action id of a tool call: `tool-call/<tool>/<callId>/<digest>` (`changeDigest` of its change). */
+export declare function toolCallActionId(tool: string, callId: string, digest: string): string;
 /** Marks an error a tool throws as proof the call never left (nothing ran; the approval stays usable). */
 export declare function notSent(error: unknown): Error & { notSent: true };
 export declare const DEFAULT_LOG_LIMIT_BYTES: number;

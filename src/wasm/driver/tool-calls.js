@@ -9,10 +9,11 @@ import { Executor, changeDigest, checkConfirmation, toolCallChange } from "../wa
 /** The call's own words in its confirmation: its id, so an approval of one call never runs another. */
 const intentOf = (callId) => `tool call ${callId}`;
 /**
- * The action a call is: its tool and its id. However many confirmations approve it (two signatures of one
- * draft, a restored framework state approved again), the Executor runs it once.
+ * The action a call is: its tool, its id and what it does (the change's digest: two calls that share an id
+ * but not their arguments, in two threads, are two actions). However many confirmations approve it (two
+ * signatures of one draft, a restored framework state approved again), the Executor runs it once.
  */
-export const toolCallActionId = (tool, callId) => `tool-call/${tool}/${callId}`;
+export const toolCallActionId = (tool, callId, digest) => `tool-call/${tool}/${callId}/${digest}`;
 
 /** Where the id of the confirmation kept for a call is stored: by the call's id and what it does. */
 const approvalKey = (callId, digest) => `tool-call/${encodeURIComponent(callId)}/${digest}`;
@@ -193,8 +194,8 @@ export function governToolCalls(given, givenOptions) {
       throw typedError("invalid_input", "call.callId", "callId must be the framework's id of this call: 1-256 characters, no space, control or format character");
     }
     const change = toolCallChange(name, args);
-    const actionId = toolCallActionId(name, callId);
-    return { tool: name, arguments: args, callId, actionId, ...change, digest: changeDigest(change.node_id, change.proposed_change) };
+    const digest = changeDigest(change.node_id, change.proposed_change);
+    return { tool: name, arguments: args, callId, actionId: toolCallActionId(name, callId, digest), ...change, digest };
   }
 
   /**

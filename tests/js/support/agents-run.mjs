@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { Agent, OpenAIChatCompletionsModel, RunState, run, setTracingDisabled } from "@openai/agents";
 import OpenAI from "openai";
 import { z } from "zod";
+import { issueConfirmation } from "agent-governor";
 import { governAgentTools } from "agent-governor/openai-agents";
 import { fileStore } from "./file-store.mjs";
 
@@ -32,9 +33,15 @@ export function governedAgent({ modelUrl, store, now, errorFunction }) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { agent, sent } = governedAgent({ modelUrl: process.env.MODEL_URL, store: fileStore(process.env.STORE_PATH) });
+  const { agent, governed, sent } = governedAgent({ modelUrl: process.env.MODEL_URL, store: fileStore(process.env.STORE_PATH) });
   const state = await RunState.fromString(agent, readFileSync(process.argv[2], "utf8"));
   if (process.argv[3] === "approve-without-confirmation") state.approve(state.getInterruptions()[0]);
+  if (process.argv[3] === "approve-with-a-new-signature") {
+    // A person in this process approves the restored interruption: a fresh signature of the same call.
+    const [interruption] = state.getInterruptions();
+    const confirmation = issueConfirmation(governed.draft(interruption), { keyId: "approver", secret: KEYS.approver });
+    await governed.approve(state, interruption, confirmation);
+  }
   const result = await run(agent, state);
   const outputs = result.newItems.filter((item) => item.type === "tool_call_output_item").map((item) => item.output);
   console.log(JSON.stringify({ sent, outputs }));
