@@ -53,6 +53,14 @@ CREATE TABLE IF NOT EXISTS agent_commands (
 );
 CREATE INDEX IF NOT EXISTS agent_commands_by_agent ON agent_commands (agent_id, seq);
 CREATE TABLE IF NOT EXISTS discord_interactions (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS tool_call_asks (
+  agent_id TEXT NOT NULL,
+  digest TEXT NOT NULL,
+  approval_id TEXT NOT NULL,
+  asks INTEGER NOT NULL,
+  PRIMARY KEY (agent_id, digest)
+);
+CREATE INDEX IF NOT EXISTS tool_call_asks_by_approval ON tool_call_asks (approval_id);
 `;
 
 export class Database {
@@ -114,6 +122,29 @@ export class Database {
   approval(id) {
     const row = this.rows("SELECT * FROM approvals WHERE id = ?", id)[0];
     return row === undefined ? null : { ...row, proposal: JSON.parse(row.proposal) };
+  }
+
+  // ---- tool calls asked through the MCP gateway ----
+
+  /** The latest approval agent `agentId` asked for a tool call with change digest `digest`, and how often it asked. */
+  toolCallAsk(agentId, digest) {
+    return this.rows("SELECT approval_id, asks FROM tool_call_asks WHERE agent_id = ? AND digest = ?", agentId, digest)[0] ?? null;
+  }
+
+  /** Records that `agentId` asked for that call, as approval `approvalId`, `asks` times. */
+  putToolCallAsk(agentId, digest, approvalId, asks) {
+    this.sql.exec(
+      "INSERT INTO tool_call_asks (agent_id, digest, approval_id, asks) VALUES (?, ?, ?, ?) ON CONFLICT (agent_id, digest) DO UPDATE SET approval_id = excluded.approval_id, asks = excluded.asks",
+      agentId,
+      digest,
+      approvalId,
+      asks,
+    );
+  }
+
+  /** How many times the agent asked for the call approval `approvalId` is (1 for an approval not asked through the gateway). */
+  asksFor(approvalId) {
+    return this.rows("SELECT asks FROM tool_call_asks WHERE approval_id = ?", approvalId)[0]?.asks ?? 1;
   }
 
   recentApprovals(limit) {

@@ -290,6 +290,8 @@ export class ApprovalInbox extends DurableObject {
       });
       // Decisions are credited to the person whose key made them.
       if (view.decision !== null) view.decision.approver = this.db.key(view.decision.key_id ?? "")?.approver ?? null;
+      // How many times the agent asked for this call (retries join one approval).
+      view.asks = this.db.asksFor(row.id);
       return view;
     } catch (error) {
       return unreadableView(row, error);
@@ -324,10 +326,27 @@ export class ApprovalInbox extends DurableObject {
     return json(this.createApproval(readProposal(await readJsonObject(request), this.skillTypes())), 201);
   }
 
-  /** A tool call (`toolCallChange`'s node and change) asked for through the MCP gateway by `agent`, as a new approval. */
+  /**
+   * A tool call (`toolCallChange`'s node and change) asked for through the MCP gateway by `agent`: the
+   * approval it already asked for with this exact call while that one is still pending or approved and
+   * unused (a retry joins it, counted), else a new approval.
+   */
   proposeToolCall({ node_id, proposed_change }, agent) {
+    const digest = changeDigest(node_id, proposed_change);
+    const asked = this.db.toolCallAsk(agent, digest);
+    if (asked !== null && this.db.approval(asked.approval_id) !== null) {
+      const view = this.view(asked.approval_id);
+      if (view.state === "pending" || view.state === "approved") {
+        this.db.putToolCallAsk(agent, digest, asked.approval_id, asked.asks + 1);
+        this.db.appendAudit(Date.now(), asked.approval_id, "asked_again", { agent_id: agent, asks: asked.asks + 1 });
+        this.publish(asked.approval_id);
+        return this.view(asked.approval_id);
+      }
+    }
     const intent = `tool call ${crypto.randomUUID()}`;
-    return this.createApproval(readProposal({ node_id, proposed_change, intent, agent_id: agent }, this.skillTypes()));
+    const view = this.createApproval(readProposal({ node_id, proposed_change, intent, agent_id: agent }, this.skillTypes()));
+    this.db.putToolCallAsk(agent, digest, view.approval_id, 1);
+    return view;
   }
 
   /** Stores a read proposal as a pending approval, tells the feed and the webhooks; returns its view. */

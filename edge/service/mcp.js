@@ -21,6 +21,8 @@ const SERVER_INFO = { name: "agent-governor-edge-guard", version: "1" };
 /** Where the gateway puts the pending approval and the receipt: the result's `_meta`. */
 const APPROVAL_META = "agent-governor/approval";
 const RECEIPT_META = "agent-governor/receipt";
+/** Where a governed call forwarded to the upstream carries its idempotency key: the request's `_meta`. */
+const IDEMPOTENCY_KEY_META = "agent-governor/idempotency_key";
 
 /** How often the upstream's tools are listed again for a name not in the list, and how many pages at most. */
 const RELIST_AFTER_MS = 10_000;
@@ -43,7 +45,23 @@ export class McpUpstream {
   async hasTool(name) {
     if (this.names?.has(name)) return true;
     if (this.listedAt !== undefined && Date.now() - this.listedAt < RELIST_AFTER_MS) return false;
-    const client = await this.connected();
+    return this.again((client) => this.listNames(client, name));
+  }
+
+  /**
+   * `read(client)`, again once with a new session when it fails (the upstream restarted and forgot ours).
+   * Only for requests that change nothing upstream (listing, pinging): a tool call is never sent twice.
+   */
+  async again(read) {
+    try {
+      return await read(await this.connected());
+    } catch {
+      await this.reconnect();
+      return read(await this.connected());
+    }
+  }
+
+  async listNames(client, name) {
     const names = new Set();
     let cursor;
     // At most MAX_PAGES pages: an upstream that repeats a cursor ends the listing, not the guard.
@@ -56,6 +74,17 @@ export class McpUpstream {
     this.names = names;
     this.listedAt = Date.now();
     return names.has(name);
+  }
+
+  /** Drops the upstream client (its session is gone); the next use initializes a new one. */
+  async reconnect() {
+    const stale = this.client;
+    this.client = null;
+    try {
+      await (await stale)?.close();
+    } catch {
+      // Already closed, or never connected.
+    }
   }
 
   connected() {
@@ -80,13 +109,17 @@ export class McpUpstream {
     return {
       // Reached before the Apply is reserved: an upstream that cannot be reached leaves the approval usable
       // (nothing was sent), rather than in flight with an unknown outcome.
+      // A lost upstream session (the upstream restarted: its answer to our session id is 404 or 400, or the
+      // connection was reset) is established again, once, before the Apply is refused.
       preview: async () => {
-        await (await this.connected()).ping();
+        await this.again((client) => client.ping());
         return { current_status: "" };
       },
-      apply: async ({ confirmation }) => {
+      // The call carries its action's idempotency key, the same on every attempt of this approval's call.
+      apply: async ({ confirmation, idempotency_key: idempotencyKey }) => {
         const client = await this.connected();
-        const answer = await client.callTool({ name: confirmation.node_id, arguments: JSON.parse(confirmation.proposed_change.to) });
+        const params = { name: confirmation.node_id, arguments: JSON.parse(confirmation.proposed_change.to), _meta: { [IDEMPOTENCY_KEY_META]: idempotencyKey } };
+        const answer = await client.callTool(params);
         this.answers.set(confirmation.confirmation_id, answer);
         return { status: 200, body: { applied: true } };
       },
@@ -124,19 +157,20 @@ async function callTool(inbox, upstream, params, asker) {
     throw new McpError(ErrorCode.InvalidParams, error.message);
   }
   const state = meta.requestState;
+  let view;
   if (state === undefined) {
-    let view;
     try {
+      // A retry of a call this agent already asked for joins its approval (pending, or approved and unused).
       view = inbox.proposeToolCall(change, asker);
     } catch (error) {
       // A call the inbox will not take (too long to show, say) is the caller's error, not the server's.
       throw new McpError(ErrorCode.InvalidParams, error?.message ?? String(error));
     }
-    return pendingAnswer(view, inbox.env);
+    if (view.state !== "approved") return pendingAnswer(view, inbox.env);
+  } else {
+    const id = typeof state === "string" && state.startsWith(STATE_PREFIX) && state.length <= 100 ? state.slice(STATE_PREFIX.length) : null;
+    view = id !== null && inbox.db.approval(id) !== null ? inbox.view(id) : null;
   }
-
-  const id = typeof state === "string" && state.startsWith(STATE_PREFIX) && state.length <= 100 ? state.slice(STATE_PREFIX.length) : null;
-  const view = id !== null && inbox.db.approval(id) !== null ? inbox.view(id) : null;
   if (view === null) return errorResult(`${name} was not called: the requestState is unknown or malformed`);
   if (view.node_id !== change.node_id || view.proposed_change?.type !== TOOL_CALL || view.proposed_change.to !== change.proposed_change.to) {
     return errorResult(`${name} was not called: the requestState names another call; the arguments must be the approved ones`);
@@ -165,7 +199,7 @@ export async function mcpEndpoint(inbox, request, roles) {
   const asker = askerOf(roles);
   const upstream = inbox.mcp;
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  server.setRequestHandler(ListToolsRequestSchema, async (listRequest) => (await upstream.connected()).listTools(listRequest.params));
+  server.setRequestHandler(ListToolsRequestSchema, (listRequest) => upstream.again((client) => client.listTools(listRequest.params)));
   server.setRequestHandler(CallToolRequestSchema, (callRequest) => callTool(inbox, upstream, callRequest.params, asker));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);

@@ -15,7 +15,10 @@ import { AGENT, approve, registerEd25519, startGuardService } from "./edge-servi
 import { startSampleServer } from "./support/mcp-sample-server.mjs";
 
 const sentLog = join(mkdtempSync(join(tmpdir(), "edge-mcp-")), "sent.log");
-const sent = () => (existsSync(sentLog) ? readFileSync(sentLog, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line)) : []);
+const lines = (path) => (existsSync(path) ? readFileSync(path, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line)) : []);
+const sent = () => lines(sentLog);
+/** The idempotency key each call the upstream received carried (`_meta`), in order. */
+const keysSent = () => lines(`${sentLog}.keys`);
 const email = { to: "bob@example.com", subject: "Q3" };
 const OTHER_AGENT = "other-agent-token";
 const vars = () => ({ MCP_UPSTREAM_URL: upstream.url, MCP_WHITELIST: "lookup", INBOX_URL: "https://inbox.example/inbox.html", AGENT_TOKENS: `${AGENT},other-agent=${OTHER_AGENT}` });
@@ -25,7 +28,8 @@ let guard;
 let key;
 
 before(async () => {
-  upstream = await startSampleServer(sentLog);
+  // With sessions, as a real upstream keeps them: `upstream.restart()` forgets them all.
+  upstream = await startSampleServer(sentLog, { stateful: true });
   board = await startTaskBoard();
   guard = await startGuardService(board, { vars: vars() });
   key = await registerEd25519(guard.client, "ivy", "laptop");
@@ -147,4 +151,58 @@ test("a tool call proposed directly is exactly the core's change for its argumen
     assert.equal(answer.body.code, "invalid_input");
   }
   assert.equal((await propose({ type: "tool_call", from: "", to: canonical })).status, 201);
+});
+
+test("an agent's identical retries join one approval, counted; once signed, the next retry runs it once with its idempotency key", async () => {
+  const client = await agentClient();
+  const retried = { to: "dan@example.com", subject: "retries" };
+  try {
+    const asked = [];
+    for (let attempt = 0; attempt < 3; attempt++) asked.push((await call(client, retried))._meta["agent-governor/approval"]);
+    assert.equal(new Set(asked.map((approval) => approval.approvalId)).size, 1, "one approval for three identical calls");
+    const view = (await guard.client.get(`/v1/approvals/${asked[0].approvalId}`)).body;
+    assert.equal(view.asks, 3);
+    // Another agent's identical call is its own approval.
+    const other = await agentClient(OTHER_AGENT);
+    try {
+      assert.notEqual((await call(other, retried))._meta["agent-governor/approval"].approvalId, asked[0].approvalId);
+    } finally {
+      await other.close();
+    }
+    const before = sent().length;
+    assert.equal((await approve(guard.client, view, key)).status, 200);
+    // The agent retries once more, still without its request state: the signed approval runs, once.
+    const done = await call(client, retried);
+    assert.equal(done.isError, undefined, JSON.stringify(done));
+    assert.equal(done.content[0].text, "sent to dan@example.com");
+    assert.equal(sent().length, before + 1);
+    assert.match(keysSent().at(-1), /^[0-9a-f]{64}$/, "the upstream got the action's idempotency key");
+    // Used: the next identical call is a new call, for a new approval.
+    const next = (await call(client, retried))._meta["agent-governor/approval"];
+    assert.notEqual(next.approvalId, asked[0].approvalId);
+    assert.equal(sent().length, before + 1);
+  } finally {
+    await client.close();
+  }
+});
+
+test("an upstream that restarted and forgot the session is connected to again; the signed call runs once", async () => {
+  const client = await agentClient();
+  const after = { to: "erin@example.com", subject: "after a restart" };
+  try {
+    const approval = (await call(client, after))._meta["agent-governor/approval"];
+    const view = (await guard.client.get(`/v1/approvals/${approval.approvalId}`)).body;
+    assert.equal((await approve(guard.client, view, key)).status, 200);
+    const before = sent().length;
+    upstream.restart();
+    const done = await call(client, after, { requestState: approval.requestState });
+    assert.equal(done.isError, undefined, JSON.stringify(done));
+    assert.equal(done.content[0].text, "sent to erin@example.com");
+    assert.equal(sent().length, before + 1);
+    // tools/list after another restart works too.
+    upstream.restart();
+    assert.ok((await client.listTools()).tools.some((tool) => tool.name === "send_email"));
+  } finally {
+    await client.close();
+  }
 });
