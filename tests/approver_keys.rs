@@ -797,3 +797,45 @@ fn a_remembered_verification_never_covers_a_changed_approval() {
         Phase::SignatureInvalid
     );
 }
+
+#[test]
+fn a_signed_action_by_passkey_whose_counter_did_not_grow_is_refused_by_the_executor_and_spends_nothing() {
+    use agent_governor::executor::take_action::ActionOutcome;
+    let passkey = Passkey::es256();
+    let world = World::new(&[]);
+    let executor = Executor::new(
+        world.store.clone(),
+        world.skill.clone(),
+        world.clock.clone(),
+        world.audit.clone(),
+        ring(&[("alice-passkey", passkey.spec())]),
+    );
+    let decline = |counter: u32| {
+        let mut decline = action(
+            HumanActionKind::Decline,
+            &agent_governor::timestamp::format_rfc3339(now(&world)),
+        );
+        decline.key_id = Some("alice-passkey".into());
+        let mut parts = AssertionParts::for_challenge(&action_challenge(&decline, "alice-passkey"));
+        parts.counter = counter;
+        decline.assertion = Some(parts.assert(&passkey));
+        decline
+    };
+    for last in [5, 6] {
+        match run(executor.take_action(&decline(5), Some(VERSION), Some(last))) {
+            ActionOutcome::Rejected { phase, reason } => {
+                assert_eq!(phase, "signature_invalid");
+                assert!(reason.contains("counter"), "{reason}");
+            }
+            taken => panic!("a counter of 5 after {last} was taken: {taken:?}"),
+        }
+    }
+    // Nothing was spent: the same action, after a counter of 4, is taken once.
+    assert!(matches!(
+        run(executor.take_action(&decline(5), Some(VERSION), Some(4))),
+        ActionOutcome::Taken {
+            sign_count: Some(5),
+            ..
+        }
+    ));
+}

@@ -915,6 +915,33 @@ fn an_outcome_reconciled_as_not_applied_is_a_failure_the_loop_stops_and_waits_fo
 }
 
 #[test]
+fn a_saved_state_whose_approval_names_another_request_with_the_same_digest_is_not_executed() {
+    let mut host = awaiting_approval();
+    let request_id = host.waiting_request_id();
+    let asked = host.send_unsaved(ControlEvent::ApprovalAnswered {
+        request_id,
+        answer: "y".to_owned(),
+    });
+    let revision = asked
+        .iter()
+        .find_map(|effect| match effect {
+            ControlEffect::PersistState { revision } => Some(*revision),
+            _ => None,
+        })
+        .unwrap();
+    // The stored record is edited: the same digest, but the y it names was given to another request.
+    let approval = &mut host.state.execution.as_mut().unwrap().approval;
+    assert_eq!(approval.by, ApprovedBy::Person);
+    approval.request_id = Some("r-another-request".to_owned());
+    let effects = host.send_unsaved(ControlEvent::StatePersisted { revision });
+    assert!(!executes(&effects), "an approval of another request runs nothing");
+    assert_eq!(host.state.mode, Mode::Stopped);
+    let halt = host.state.halt.as_ref().unwrap();
+    assert_eq!(halt.kind, HaltKind::Failed);
+    assert!(halt.reason.contains("changed after it was approved"), "{halt:?}");
+}
+
+#[test]
 fn a_judge_answer_without_the_fields_its_decision_needs_or_for_an_unknown_type_is_refused() {
     // 判断はLLM、実行は機械: a model's answer is evidence; an incomplete one stops the loop.
     use agent_governor::control::judgement_answer::{ModelDecision, ModelJudgement};

@@ -187,7 +187,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             return ActionOutcome::refused(stale(action, &version));
         }
         if let (Some(count), Some(last)) = (sign_count, last_sign_count) {
-            if !((last == 0 && count == 0) || count > last) {
+            if !super::passkey::sign_count_advances(last, count) {
                 return ActionOutcome::refused(Rejection::new(
                     Phase::SignatureInvalid,
                     "The passkey's signature counter did not advance: the assertion is replayed or the credential was cloned.",

@@ -161,6 +161,9 @@ const FUNCTIONS = {
   fromBase64url: [p("text", () => "AQID")],
   memoryLogStore: [p("options", () => ({}), { accepts: OPTIONS })],
   createOtlpExporter: [p("options", () => ({ endpoint: "http://127.0.0.1:9/v1/traces" }))],
+  ranOf: [p("result", () => ({ outcome: "rejected", rejection: { phase: "already_consumed", reason: "" } }), { accepts: ["plain object"] })],
+  notSent: [p("error", () => new Error("connect ECONNREFUSED"))],
+  toolCallActionId: [p("tool", () => "send_email"), p("callId", () => "call-1"), p("digest", () => "ab".repeat(32))],
   governToolCalls: [p("tools", () => ({ t: async () => 1 }), { accepts: ["plain object"] }), p("options", () => ({ store: new MemoryStore(), keys }), { accepts: ["plain object"], codes: ["invalid_input", "invalid_port", "invalid_key"] })],
   // Node has no IndexedDB: with valid options the answer is a typed `unsupported`.
   indexedDbLogStore: [p("options", () => ({}), { accepts: OPTIONS, codes: ["invalid_input", "unsupported"] })],

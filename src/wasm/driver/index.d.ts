@@ -69,7 +69,7 @@ export declare function governToolCalls(tools: Record<string, (args: any, contex
 /** What became of a call: `ran` (before, by some approval of it), `may_have_run` (unknown), `not_run`. */
 export type ToolCallRan = "ran" | "may_have_run" | "not_run";
 /** The `ran` of an Executor's result. */
-export declare function ranOf(result: ExecutorResult | null | undefined): ToolCallRan;
+export declare function ranOf(result: ExecutorResult): ToolCallRan;
 /**
  * Why a call did not answer with its output, as an error (`code` and `path`, the outcome and `ran` attached):
  * `action_already_ran` (it ran before; it is not run again), `action_in_flight` (another approval of it is
@@ -80,7 +80,7 @@ export declare function refusalOf(call: ToolCall, outcome: ToolCallOutcome): Err
 /** The action id of a tool call: `tool-call/<tool>/<callId>/<digest>` (`changeDigest` of its change). */
 export declare function toolCallActionId(tool: string, callId: string, digest: string): string;
 /** Marks an error a tool throws as proof the call never left (nothing ran; the approval stays usable). */
-export declare function notSent(error: unknown): Error & { notSent: true };
+export declare function notSent(error: Error): Error & { notSent: true };
 export declare const DEFAULT_LOG_LIMIT_BYTES: number;
 export declare const LOG_CHANNELS: readonly LogChannel[];
 

@@ -13,7 +13,15 @@ const intentOf = (callId) => `tool call ${callId}`;
  * but not their arguments, in two threads, are two actions). However many confirmations approve it (two
  * signatures of one draft, a restored framework state approved again), the Executor runs it once.
  */
-export const toolCallActionId = (tool, callId, digest) => `tool-call/${tool}/${callId}/${digest}`;
+export function toolCallActionId(tool, callId, digest) {
+  // The tool's name as the core reads it (1-128 characters, no white space or control character).
+  readAt("tool", () => toolCallChange(tool, {}));
+  if (typeof callId !== "string" || !CALL_ID.test(callId) || !callId.isWellFormed()) {
+    throw typedError("invalid_input", "callId", "callId must be 1-256 characters, no space, control or format character");
+  }
+  if (typeof digest !== "string" || !/^[0-9a-f]{64}$/.test(digest)) throw typedError("invalid_input", "digest", "digest must be the change's digest (changeDigest: 64 lower-case hex digits)");
+  return `tool-call/${tool}/${callId}/${digest}`;
+}
 
 /** Where the id of the confirmation kept for a call is stored: by the call's id and what it does. */
 const approvalKey = (callId, digest) => `tool-call/${encodeURIComponent(callId)}/${digest}`;
@@ -51,6 +59,13 @@ async function stored(what, operation) {
  * sent: the approval, if any, is still usable).
  */
 export function ranOf(result) {
+  return readAt("result", () => {
+    if (!isPlainObject(result)) throw typedError("invalid_input", "result", "result must be an ExecutorResult");
+    return ranOfResult(result);
+  });
+}
+
+function ranOfResult(result) {
   const phase = result?.rejection?.phase;
   if (phase === "already_consumed" || (phase === "action_already_ran" && result?.first_run?.state !== "reconciled_not_applied")) return "ran";
   if (phase === "action_already_ran") return "not_run";
@@ -73,7 +88,7 @@ export function refusalOf(call, outcome) {
     if (!isPlainObject(outcome)) throw typedError("invalid_input", "outcome", "outcome must be what run or runApproved resolved to");
     return { result: isPlainObject(outcome.result) ? outcome.result : null, given: String(outcome.outcome) };
   });
-  const ran = ranOf(result);
+  const ran = ranOfResult(result);
   const first = isPlainObject(result?.first_run) ? result.first_run : null;
   if (ran === "ran") {
     const when = first ? ` at ${first.at}, approved by confirmation ${first.confirmation_id}` : "";
@@ -106,8 +121,8 @@ export function refusalOf(call, outcome) {
  * usable. Any other error leaves the call's outcome unknown.
  */
 export function notSent(error) {
-  const marked = error instanceof Error ? error : new Error(String(error));
-  return Object.assign(marked, { notSent: true });
+  if (!(error instanceof Error)) throw typedError("invalid_input", "error", "error must be the Error the call failed with");
+  return Object.assign(error, { notSent: true });
 }
 
 /**
