@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ElicitationCompleteNotificationSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { MemoryStore, issueConfirmation, verifyReceipts } from "agent-governor";
-import { APPROVAL_META, CONFIRMATION_META, RECEIPT_META, REQUEST_STATE_META, createMcpGateway } from "agent-governor/mcp";
+import { APPROVAL_META, CONFIRMATION_META, RECEIPT_META, REQUEST_STATE_META, SETTLE_ERROR_META, createMcpGateway } from "agent-governor/mcp";
 import { fileStore } from "./support/file-store.mjs";
 import { KEYS } from "./support/mcp-gateway-run.mjs";
 import { startSampleServer } from "./support/mcp-sample-server.mjs";
@@ -55,6 +55,8 @@ async function httpGateway({ store = new MemoryStore(), approvalUrl } = {}) {
   const clients = [];
   return {
     gateway,
+    upstream,
+    store,
     sent: () => sentIn(sentLog),
     async client(capabilities = {}) {
       const client = new Client({ name: "test-client", version: "1" }, { capabilities });
@@ -258,4 +260,90 @@ test("a receipt key that cannot sign is refused when the gateway is made, before
   const upstream = { listTools: async () => ({ tools: [] }), callTool: async () => ({ content: [] }) };
   const { publicKey } = await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]);
   await assert.rejects(createMcpGateway({ upstream, store: new MemoryStore(), keys: KEYS, receiptKey: { keyId: "g", privateKey: publicKey } }), { code: "invalid_key", path: "options.receiptKey" });
+});
+
+test("a requestState with another prefix before a real call id names nothing", async () => {
+  const setup = await httpGateway();
+  try {
+    const client = await setup.client();
+    const approval = (await call(client))._meta[APPROVAL_META];
+    const confirmation = issueConfirmation(approval.draft, signer);
+    for (const requestState of [`zz9.${approval.callId}`, `xag1.${approval.callId}`, `AG1.${approval.callId}`, approval.callId]) {
+      const answer = await call(client, email, { [REQUEST_STATE_META]: requestState, [CONFIRMATION_META]: confirmation });
+      assert.match(answer.content[0].text, /requestState is unknown or malformed/, requestState);
+    }
+    assert.deepEqual(setup.sent(), []);
+  } finally {
+    await setup.close();
+  }
+});
+
+test("approved twice by a person (two signatures of one pending call): the call runs once, both answers carry its result", async () => {
+  const setup = await httpGateway();
+  try {
+    const client = await setup.client();
+    const approval = (await call(client))._meta[APPROVAL_META];
+    await setup.gateway.approve(approval.callId, issueConfirmation(approval.draft, signer));
+    const done = await call(client, email, { [REQUEST_STATE_META]: approval.requestState });
+    assert.equal(done.content[0].text, "sent to bob@example.com");
+    // A second approval of the same pending call is accepted, and the old requestState runs nothing more.
+    await setup.gateway.approve(approval.callId, issueConfirmation(approval.draft, signer));
+    const again = await call(client, email, { [REQUEST_STATE_META]: approval.requestState });
+    assert.equal(again.isError, undefined, JSON.stringify(again));
+    assert.equal(again.content[0].text, "sent to bob@example.com");
+    assert.deepEqual(setup.sent(), [email]);
+    assert.deepEqual((await setup.gateway.receipts()).map((receipt) => receipt.outcome), ["applied"]);
+  } finally {
+    await setup.close();
+  }
+});
+
+test("a store that fails to settle a call after the upstream ran never turns it into 'not called'", async () => {
+  const inner = new MemoryStore();
+  let failSettles = false;
+  const store = {
+    get: (key) => inner.get(key),
+    put: (key, value) => {
+      if (failSettles && key.startsWith("mcp-digest/")) throw new Error("disk full");
+      return inner.put(key, value);
+    },
+    compareAndSwap: (key, expected, next) => inner.compareAndSwap(key, expected, next),
+  };
+  const setup = await httpGateway({ store });
+  try {
+    const client = await setup.client();
+    const approval = (await call(client))._meta[APPROVAL_META];
+    const meta = { [REQUEST_STATE_META]: approval.requestState, [CONFIRMATION_META]: issueConfirmation(approval.draft, signer) };
+    failSettles = true;
+    const done = await call(client, email, meta);
+    assert.equal(done.isError, undefined, JSON.stringify(done));
+    assert.equal(done.content[0].text, "sent to bob@example.com");
+    assert.match(done._meta[SETTLE_ERROR_META], /disk full/);
+    // Asked again: the call ran, and says so; it is not run again.
+    const again = await call(client, email, meta);
+    assert.equal(again.content[0].text, "sent to bob@example.com");
+    assert.doesNotMatch(JSON.stringify(again), /not called|did not run/);
+    assert.deepEqual(setup.sent(), [email]);
+  } finally {
+    await setup.close();
+  }
+});
+
+test("a call that never reached the upstream (its connection is gone) is not run, and its approval stays usable", async () => {
+  const setup = await httpGateway();
+  try {
+    const client = await setup.client();
+    const approval = (await call(client))._meta[APPROVAL_META];
+    const confirmation = issueConfirmation(approval.draft, signer);
+    await setup.upstream.close();
+    const refused = await call(client, email, { [REQUEST_STATE_META]: approval.requestState, [CONFIRMATION_META]: confirmation });
+    assert.equal(refused.isError, true);
+    assert.match(refused.content[0].text, /did not run/);
+    assert.doesNotMatch(refused.content[0].text, /may have run/);
+    const stored = JSON.parse(await setup.store.get(`confirmation/${confirmation.confirmation_id}`));
+    assert.equal(stored.in_flight_at, null, "not in flight: nothing for a person to reconcile");
+    assert.equal(stored.consumed, false);
+  } finally {
+    await setup.close();
+  }
 });

@@ -13,6 +13,10 @@ export declare const APPROVAL_META: "agent-governor/approval";
 export declare const RECEIPT_META: "agent-governor/receipt";
 /** A result's `_meta` key when the call ran but its receipt could not be made (why). */
 export declare const RECEIPT_ERROR_META: "agent-governor/receipt_error";
+/** A result's `_meta` key when the call ran but recording its outcome failed (why): it did run. */
+export declare const SETTLE_ERROR_META: "agent-governor/settle_error";
+/** The `_meta` key of a forwarded call's idempotency key (the same on every attempt of one approved call). */
+export declare const IDEMPOTENCY_KEY_META: "agent-governor/idempotency_key";
 
 /** What a person reads and signs for a pending call, and what the client sends back with the confirmation. */
 export type PendingApproval = { callId: string; requestState: string; lines: [string, string]; draft: ToolCallDraft };
