@@ -4,7 +4,10 @@
 //
 //   POST /preview {node_id}          -> { current_status, valid_transitions }
 //   POST /apply   ApplyRequest       -> 200 { applied: true } | 422 { applied: false, message }
-//   GET  /board                      -> { nodes, applies }
+//   GET  /board                      -> { nodes, applies, repeats }
+//
+// An Apply with an `Idempotency-Key` header the board already applied is answered as the first time and
+// applies nothing (counted in `repeats`): the action runs once even if the caller's own record is lost.
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 
@@ -32,9 +35,12 @@ export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, t
   const saved = file !== null && existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
   const board = new Map(Object.entries(saved?.nodes ?? nodes));
   const applies = saved?.applies ?? [];
+  // The answer to each applied idempotency key, and the Applies answered from it.
+  const answered = new Map(Object.entries(saved?.answered ?? {}));
+  const repeats = saved?.repeats ?? [];
   const save = () => {
     if (file === null) return;
-    writeFileSync(`${file}.tmp`, JSON.stringify({ nodes: Object.fromEntries(board), applies }));
+    writeFileSync(`${file}.tmp`, JSON.stringify({ nodes: Object.fromEntries(board), applies, answered: Object.fromEntries(answered), repeats }));
     renameSync(`${file}.tmp`, file);
   };
   // `handle.hold` may be set later, like `holdApply`.
@@ -47,7 +53,7 @@ export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, t
     try {
       if (token !== null && request.headers.authorization !== `Bearer ${token}`) return send(401, { message: "bad token" });
       if (request.method === "GET" && request.url === "/board") {
-        return send(200, { nodes: Object.fromEntries(board), applies });
+        return send(200, { nodes: Object.fromEntries(board), applies, repeats });
       }
       if (request.method === "POST" && request.url === "/preview") {
         const { node_id } = await body(request);
@@ -61,13 +67,21 @@ export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, t
       if (request.method === "POST" && request.url === "/apply") {
         const applyRequest = await body(request);
         const { node_id, confirm_status, confirmation } = applyRequest;
-        applies.push({ node_id, confirm_status, confirmation_id: confirmation?.confirmation_id, at: Date.now() });
+        const key = request.headers["idempotency-key"] ?? null;
+        if (key !== null && answered.has(key)) {
+          repeats.push({ node_id, idempotency_key: key, confirmation_id: confirmation?.confirmation_id, at: Date.now() });
+          save();
+          return send(200, answered.get(key));
+        }
+        applies.push({ node_id, confirm_status, confirmation_id: confirmation?.confirmation_id, idempotency_key: key, at: Date.now() });
         const current = board.get(node_id);
         const allowed = TRANSITIONS[current] ?? [];
         if (!allowed.includes(confirm_status)) {
           return send(422, { applied: false, message: `${current} -> ${confirm_status} is not a valid transition` });
         }
         board.set(node_id, confirm_status);
+        // Kept before the answer is sent: an answer lost on the way is given again to the same key.
+        if (key !== null) answered.set(key, { applied: true, node_id, status: confirm_status });
         save();
         const hold = handle.hold ?? holdApply;
         let dropped = false;
@@ -93,6 +107,7 @@ export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, t
     url,
     board,
     applies,
+    repeats,
     appliesFor: (confirmationId) => applies.filter((apply) => apply.confirmation_id === confirmationId).length,
     close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(resolve); }),
   });

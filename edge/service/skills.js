@@ -1,6 +1,7 @@
 // The upstream skills the Executor applies through, one base URL per change type (SKILLS, a JSON object).
 // Preview is `POST {url}/preview {node_id}` -> PreviewResult; Apply is `POST {url}/apply` with the
-// ApplyRequest (the whole signed confirmation attached, so the skill can verify it itself).
+// ApplyRequest (the whole signed confirmation attached, so the skill can verify it itself) and its action's
+// `Idempotency-Key`.
 
 const UPSTREAM_TIMEOUT_MS = 30_000;
 
@@ -41,10 +42,13 @@ export function upstreamSkill(baseUrl, env) {
     },
     // A network failure or a timeout throws: the Apply's outcome is unknown, so the confirmation stays
     // in_flight for a human to reconcile. Never retried.
+    // The action's idempotency key, the same on every attempt of one approval's action, so an upstream
+    // that honours `Idempotency-Key` applies it once even if this guard's record were lost.
     async apply(applyRequest) {
+      const key = applyRequest.idempotency_key;
       const response = await fetch(`${base}/apply`, {
         method: "POST",
-        headers: headersFor(env),
+        headers: { ...headersFor(env), ...(typeof key === "string" && key !== "" ? { "idempotency-key": key } : {}) },
         body: JSON.stringify(applyRequest),
         signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
       });

@@ -114,6 +114,24 @@ describe("the flow", () => {
     assert.deepEqual(audit.body.records.map((record) => record.event).reverse(), ["proposed", "approved", "apply", "apply"]);
   });
 
+  test("the Apply carries the action's idempotency key; the board answers the same key once more without applying", async () => {
+    const approval = await approved();
+    const applied = await api.post("/v1/apply", approval.executor_request, AGENT);
+    assert.equal(applied.body.outcome, "applied");
+    const [sent] = board.applies.filter((apply) => apply.confirmation_id === approval.approval_id);
+    assert.match(sent.idempotency_key, /^[0-9a-f]{64}$/, "the header reached the board");
+    // A guard that lost its own record and sent the same action again: the board applies nothing more.
+    const again = await fetch(`${board.url}/apply`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": sent.idempotency_key },
+      body: JSON.stringify({ node_id: approval.node_id, confirm_status: "in_progress", confirmation: { confirmation_id: approval.approval_id } }),
+    });
+    assert.equal(again.status, 200);
+    assert.deepEqual(await again.json(), { applied: true, node_id: approval.node_id, status: "in_progress" });
+    assert.equal(board.appliesFor(approval.approval_id), 1, "applied once");
+    assert.equal(board.repeats.filter((repeat) => repeat.idempotency_key === sent.idempotency_key).length, 1);
+  });
+
   test("evidence from the Closer and the Watcher travels with the proposal; listing filters by state, newest first", async () => {
     const node = nextNode();
     board.board.set(node, "in_review");

@@ -124,6 +124,18 @@ test("npm start: the agent proposes, a person approves in the inbox, the guard a
     return current.nodes["task-1"] === "in_progress" ? current : null;
   }, "the board change");
   assert.equal(board.applies.filter((apply) => apply.node_id === "task-1").length, 1, "applied exactly once");
+  const [applied] = board.applies.filter((apply) => apply.node_id === "task-1");
+  assert.match(applied.idempotency_key, /^[0-9a-f]{64}$/, "the guard sent the action's idempotency key to the board");
+  // The same action sent again with its key (a guard that lost its record): the board applies nothing more.
+  const again = await fetch(`${boardUrl.replace(/\/board$/, "")}/apply`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "idempotency-key": applied.idempotency_key },
+    body: JSON.stringify({ node_id: "task-1", confirm_status: "in_progress" }),
+  });
+  assert.equal((await again.json()).applied, true);
+  const after = await (await fetch(boardUrl)).json();
+  assert.equal(after.applies.filter((apply) => apply.node_id === "task-1").length, 1, "still applied once");
+  assert.equal(after.repeats.length, 1);
   await waitFor(() => output.includes("applied once"), "the agent's report");
   // The agent's execution log (JSON lines), served beside the inbox and shown in it.
   const inboxOrigin = new URL(inbox).origin;
