@@ -42,6 +42,9 @@ async function httpGateway({ store = new MemoryStore(), approvalUrl } = {}) {
   const gateway = await createMcpGateway({ upstream, store, keys: KEYS, whitelist: ["lookup"], receiptKey: receiptKey(), approvalUrl });
   const transports = new Map();
   const http = createServer(async (request, response) => {
+    // The host's authentication, as the SDK's auth middleware leaves it: the client a bearer token names.
+    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
+    if (bearer !== undefined) request.auth = { token: bearer, clientId: bearer, scopes: [] };
     const id = request.headers["mcp-session-id"];
     let transport = id ? transports.get(id) : undefined;
     if (!transport) {
@@ -58,9 +61,9 @@ async function httpGateway({ store = new MemoryStore(), approvalUrl } = {}) {
     upstream,
     store,
     sent: () => sentIn(sentLog),
-    async client(capabilities = {}) {
+    async client(capabilities = {}, token) {
       const client = new Client({ name: "test-client", version: "1" }, { capabilities });
-      await client.connect(new StreamableHTTPClientTransport(url));
+      await client.connect(new StreamableHTTPClientTransport(url, token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined));
       clients.push(client);
       return client;
     },
@@ -343,6 +346,29 @@ test("a call that never reached the upstream (its connection is gone) is not run
     const stored = JSON.parse(await setup.store.get(`confirmation/${confirmation.confirmation_id}`));
     assert.equal(stored.in_flight_at, null, "not in flight: nothing for a person to reconcile");
     assert.equal(stored.consumed, false);
+  } finally {
+    await setup.close();
+  }
+});
+
+test("an authenticated client's identical retries over new connections join one pending call; another client's do not", async () => {
+  const setup = await httpGateway();
+  try {
+    const ids = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const client = await setup.client({}, "agent-7");
+      ids.push((await call(client))._meta[APPROVAL_META].callId);
+    }
+    assert.equal(new Set(ids).size, 1, "three identical retries, one approval");
+    const other = await setup.client({}, "agent-8");
+    assert.notEqual((await call(other))._meta[APPROVAL_META].callId, ids[0]);
+    const anonymous = await setup.client();
+    assert.notEqual((await call(anonymous))._meta[APPROVAL_META].callId, ids[0]);
+    // Approved once: a retry from a new connection of the same client runs it, once.
+    await setup.gateway.approve(ids[0], issueConfirmation((await setup.gateway.pending(ids[0])).draft, signer));
+    const done = await call(await setup.client({}, "agent-7"));
+    assert.equal(done.content[0].text, "sent to bob@example.com");
+    assert.deepEqual(setup.sent(), [email]);
   } finally {
     await setup.close();
   }

@@ -36,8 +36,11 @@ const REFUSED_BEFORE_RUNNING = new Set([ErrorCode.InvalidParams, ErrorCode.Metho
 const STATE_PREFIX = "ag1.";
 const CALL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const pendingKey = (callId) => `mcp-call/${callId}`;
-/** The pending call of one connection for one change: a URL-mode retry (same tool, same arguments) finds it. */
-const digestKey = (connection, digest) => `mcp-digest/${connection}/${digest}`;
+/**
+ * The pending call of one asker (an authenticated client, or else a connection) for one change: a retry, or
+ * a URL-mode call after the approval (same tool, same arguments), finds it.
+ */
+const digestKey = (asker, digest) => `mcp-digest/${asker}/${digest}`;
 /** A receipt's outcome for each of the Executor's. */
 const RECEIPT_OUTCOMES = { applied: "applied", rejected: "rejected" };
 
@@ -111,12 +114,12 @@ export async function createMcpGateway(options) {
     return typeof text === "string" ? JSON.parse(text) : null;
   }
 
-  /** A new pending approval for `call`, asked by `connection`, saved before the client hears of it. */
-  async function propose(name, args, digest, connection) {
+  /** A new pending approval for `call`, asked by `asker` over `connection`, saved before the client hears of it. */
+  async function propose(name, args, digest, connection, asker) {
     const callId = crypto.randomUUID();
-    const pending = { callId, tool: name, arguments: args, digest, connection };
+    const pending = { callId, tool: name, arguments: args, digest, connection, asker };
     await store.put(pendingKey(callId), JSON.stringify(pending));
-    await store.put(digestKey(connection, digest), callId);
+    await store.put(digestKey(asker, digest), callId);
     return pending;
   }
 
@@ -150,12 +153,12 @@ export async function createMcpGateway(options) {
   }
 
   /** The answer for a call the Executor ran or refused: its result, or why it was not called, with the receipt. */
-  async function answer(call, digest, connection, outcome) {
+  async function answer(call, digest, asker, outcome) {
     // This call is settled: the next call with these arguments is a new one, for a new approval. A store
     // that fails here never turns a call that ran into an error: the result is answered, with why.
     let settled = {};
     try {
-      await store.put(digestKey(connection, digest), "");
+      await store.put(digestKey(asker, digest), "");
     } catch (error) {
       settled = { [SETTLE_ERROR_META]: error?.message ?? String(error) };
     }
@@ -165,7 +168,17 @@ export async function createMcpGateway(options) {
     return { ...result, _meta: { ...(result?._meta ?? {}), ...receipt, ...settled } };
   }
 
+  /**
+   * Who asks: the authenticated client (the host's auth middleware sets `authInfo.clientId`), whose retries
+   * over new connections join one pending call; else the connection itself.
+   */
+  const askerOf = (connection, extra) => {
+    const clientId = extra?.authInfo?.clientId;
+    return typeof clientId === "string" && clientId !== "" ? `client:${encodeURIComponent(clientId)}` : connection;
+  };
+
   async function callTool(server, connection, request, extra) {
+    const asker = askerOf(connection, extra);
     const { name, arguments: args = {}, _meta: meta = {} } = request.params;
     if (!names.includes(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
     if (governed.isWhitelisted(name)) return upstream.callTool({ name, arguments: args }, undefined, { signal: extra.signal });
@@ -178,7 +191,7 @@ export async function createMcpGateway(options) {
     }
 
     // The call that this request continues: the one its request state names (with the confirmation that
-    // approves it), or this connection's pending call with these exact arguments.
+    // approves it), or this asker's pending call with these exact arguments (a retry joins it).
     let pending = null;
     if (meta[REQUEST_STATE_META] !== undefined) {
       pending = await pendingFromState(meta[REQUEST_STATE_META]);
@@ -187,10 +200,10 @@ export async function createMcpGateway(options) {
         return errorResult(`${name} was not called: the requestState names another call (${pending.tool}); the arguments must be the approved ones`);
       }
     } else {
-      const callId = await store.get(digestKey(connection, digest));
+      const callId = await store.get(digestKey(asker, digest));
       if (typeof callId === "string" && callId !== "") pending = await pendingFromState(`${STATE_PREFIX}${callId}`);
     }
-    if (pending === null) pending = await propose(name, args, digest, connection);
+    if (pending === null) pending = await propose(name, args, digest, connection, asker);
     const call = { tool: name, arguments: args, callId: pending.callId };
 
     const confirmation = meta[CONFIRMATION_META];
@@ -201,10 +214,10 @@ export async function createMcpGateway(options) {
       } catch (error) {
         return errorResult(`${name} was not called: ${error.message}`);
       }
-      return answer(call, digest, pending.connection ?? connection, outcome);
+      return answer(call, digest, pending.asker ?? pending.connection ?? asker, outcome);
     }
     try {
-      return await answer(call, digest, connection, await governed.runApproved(call, { signal: extra?.signal }));
+      return await answer(call, digest, asker, await governed.runApproved(call, { signal: extra?.signal }));
     } catch (error) {
       if (error?.code !== "approval_required") throw error;
     }
@@ -219,7 +232,8 @@ export async function createMcpGateway(options) {
   }
 
   // One server per connection (a stdio process, a Streamable HTTP session); all share the store. A pending
-  // call found by its arguments alone (URL mode) is the asking connection's only.
+  // call found by its arguments alone (a retry, URL mode) is the asker's only: its authenticated client's,
+  // or else its connection's.
   const servers = new Map();
   function createServer() {
     const connection = crypto.randomUUID();
