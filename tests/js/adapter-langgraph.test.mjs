@@ -62,6 +62,10 @@ for (const [label, makeCheckpointer] of Object.entries(checkpointers)) {
     const replayed = await graph.invoke(new Command({ resume: confirmation }), await pausedCheckpoint(graph, config));
     assert.equal(replayed.result, "sent to bob@example.com");
     assert.equal(sent.length, 1);
+    // Restored there and approved again by a person, with a new signature: the same call, run once.
+    const resigned = await graph.invoke(new Command({ resume: sign(pending.value.draft) }), await pausedCheckpoint(graph, config));
+    assert.equal(resigned.result, "sent to bob@example.com");
+    assert.equal(sent.length, 1);
   });
 
   test(`${label}: a foreign, altered or expired approval runs nothing; the thread stays paused for a good one`, async () => {

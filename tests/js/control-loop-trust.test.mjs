@@ -188,6 +188,29 @@ test("a restarted loop never re-runs an action found executing; a person reconci
   assert.notEqual(other.approvals.at(-1).actionId, again.approvals.at(-1).actionId);
 });
 
+test("a loop state restored from before its action ran and approved again does not run the action again", async () => {
+  // One store for the Executor (its ledger by the loop's action id), as a host that restores its loop keeps.
+  const store = new MemoryStore();
+  let saved;
+  const first = harness({ judge: scriptedJudge(act()), store, storage: { save: (state) => { saved ??= state.mode === "awaiting_approval" ? structuredClone(state) : undefined; } } });
+  first.loop.observe({ external: { tickets: 1 } });
+  await first.loop.settled();
+  assert.equal(saved.mode, "awaiting_approval");
+  first.loop.answer("y", first.approvals[0].requestId);
+  await first.loop.settled();
+  assert.equal(first.skill.applies.length, 1);
+  // The state saved while it waited is restored (a crash lost the later saves, a second tab) and a person
+  // answers y again: the loop asks the Executor, which has run this action already.
+  const skill = boardSkill();
+  const restored = harness({ judge: scriptedJudge(), store, state: saved }, skill);
+  await restored.loop.settled();
+  restored.loop.answer("y", restored.approvals.at(-1).requestId);
+  await restored.loop.settled();
+  assert.equal(skill.applies.length, 0, "the action ran once");
+  assert.equal(restored.loop.status().mode, "stopped");
+  assert.ok(restored.chat.some((line) => /already ran/.test(line)), restored.chat.join("\n"));
+});
+
 test("one normalisation in the core: y followed by U+0085 is the person's y, recorded as such, never as the whitelist", async () => {
   const { loop, approvals, skill } = harness({ judge: scriptedJudge(act()), whitelist: ["status_change_all", "Status_change"] });
   loop.observe({ external: { tickets: 1 } });
