@@ -21,6 +21,8 @@ const SERVER_INFO = { name: "agent-governor-edge-guard", version: "1" };
 /** Where the gateway puts the pending approval and the receipt: the result's `_meta`. */
 const APPROVAL_META = "agent-governor/approval";
 const RECEIPT_META = "agent-governor/receipt";
+/** What became of a governed call (the library gateway's and `refusalOf`'s vocabulary): "ran", "may_have_run", "not_run". */
+const RAN_META = "agent-governor/ran";
 /** Where a governed call forwarded to the upstream carries its idempotency key: the request's `_meta`. */
 const IDEMPOTENCY_KEY_META = "agent-governor/idempotency_key";
 
@@ -28,7 +30,11 @@ const IDEMPOTENCY_KEY_META = "agent-governor/idempotency_key";
 const RELIST_AFTER_MS = 10_000;
 const MAX_PAGES = 100;
 
-const errorResult = (text, meta) => ({ content: [{ type: "text", text }], isError: true, ...(meta ? { _meta: meta } : {}) });
+/**
+ * A governed call's answer that is not its result, with what became of the call in `_meta[RAN_META]`: "ran"
+ * (before), "may_have_run" (unknown: a person reconciles) or "not_run" (the default).
+ */
+const errorResult = (text, meta, ran = "not_run") => ({ content: [{ type: "text", text }], isError: true, _meta: { ...(meta ?? {}), [RAN_META]: ran } });
 
 /** The upstream MCP server (MCP_UPSTREAM_URL): its client, connected once per inbox object, and its skill. */
 export class McpUpstream {
@@ -178,8 +184,8 @@ async function callTool(inbox, upstream, params, asker) {
   if (view.agent_id !== asker) return errorResult(`${name} was not called: the requestState names a call another agent asked for`);
   if (view.state === "pending") return pendingAnswer(view, inbox.env);
   // Words an agent acts on: a call that ran, or may have, is never reported as not called.
-  if (view.state === "consumed") return errorResult(`${name} ran once already with this approval; it does not run again. Ask for a new approval only for a new call.`);
-  if (view.state === "in_flight") return errorResult(`${name} may have run: its outcome is unknown. A person must reconcile it in the inbox; do not ask again.`);
+  if (view.state === "consumed") return errorResult(`${name} ran once already with this approval; it does not run again. Ask for a new approval only for a new call.`, undefined, "ran");
+  if (view.state === "in_flight") return errorResult(`${name} may have run: its outcome is unknown. A person must reconcile it in the inbox; do not ask again.`, undefined, "may_have_run");
   if (view.state !== "approved") return errorResult(`${name} was not called: its approval is ${view.state}`);
 
   const result = await inbox.applyRequest(view.executor_request);
@@ -187,11 +193,16 @@ async function callTool(inbox, upstream, params, asker) {
   if (result.outcome !== "applied") {
     const why = result.rejection?.reason ?? result.error?.message ?? result.outcome;
     const unknown = result.confirmation_state === "in_flight";
-    return errorResult(unknown ? `${name} may have run: its outcome is unknown (${why}). A person must reconcile it in the inbox.` : `${name} was not called (${result.rejection?.phase ?? result.outcome}): ${why}`, receipt);
+    if (result.rejection?.phase === "already_consumed") return errorResult(`${name} ran once already with this approval; it does not run again.`, receipt, "ran");
+    return errorResult(
+      unknown ? `${name} may have run: its outcome is unknown (${why}). A person must reconcile it in the inbox.` : `${name} was not called (${result.rejection?.phase ?? result.outcome}): ${why}`,
+      receipt,
+      unknown ? "may_have_run" : "not_run",
+    );
   }
   const answer = upstream.answers.get(view.approval_id);
   upstream.answers.delete(view.approval_id);
-  return { ...answer, _meta: { ...(answer?._meta ?? {}), ...receipt } };
+  return { ...answer, _meta: { ...(answer?._meta ?? {}), ...receipt, [RAN_META]: "ran" } };
 }
 
 /** Answers one MCP request (JSON-RPC over Streamable HTTP, stateless: a server per request). */

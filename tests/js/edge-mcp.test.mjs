@@ -93,6 +93,8 @@ test("once a person signs it in the inbox, the call runs once with its receipt; 
     assert.deepEqual(sent(), [email]);
     const replay = await call(client, email, { requestState: approval.requestState });
     assert.match(replay.content[0].text, /ran once already with this approval/);
+    assert.equal(replay._meta["agent-governor/ran"], "ran");
+    assert.equal(done._meta["agent-governor/ran"], "ran");
     assert.equal((await guard.client.get(`/v1/approvals/${approval.approvalId}`)).body.state, "consumed");
     for (const requestState of ["ag1.no-such-approval", "nonsense", 42]) {
       assert.match((await call(client, email, { requestState })).content[0].text, /unknown or malformed/);

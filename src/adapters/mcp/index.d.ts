@@ -13,6 +13,8 @@ export declare const APPROVAL_META: "agent-governor/approval";
 export declare const RECEIPT_META: "agent-governor/receipt";
 /** A result's `_meta` key when the call ran but its receipt could not be made (why). */
 export declare const RECEIPT_ERROR_META: "agent-governor/receipt_error";
+/** A governed call's `_meta` key for what became of it: "ran", "may_have_run" or "not_run" (as `refusalOf(...).ran`). */
+export declare const RAN_META: "agent-governor/ran";
 /** A result's `_meta` key when the call ran but recording its outcome failed (why): it did run. */
 export declare const SETTLE_ERROR_META: "agent-governor/settle_error";
 /** The `_meta` key of a forwarded call's idempotency key (the same on every attempt of one approved call). */

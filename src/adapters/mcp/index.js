@@ -22,6 +22,8 @@ export const APPROVAL_META = "agent-governor/approval";
 export const RECEIPT_META = "agent-governor/receipt";
 /** A result's `_meta` key when the call ran but its receipt could not be made (why). */
 export const RECEIPT_ERROR_META = "agent-governor/receipt_error";
+/** A governed call's `_meta` key for what became of it: "ran", "may_have_run" or "not_run" (`refusalOf`'s `ran`). */
+export const RAN_META = "agent-governor/ran";
 /** A result's `_meta` key when the call's outcome could not be recorded after it ran (why): it did run. */
 export const SETTLE_ERROR_META = "agent-governor/settle_error";
 /** Where a governed call forwarded to the upstream carries its idempotency key: the request's `_meta`. */
@@ -56,7 +58,11 @@ async function upstreamTools(upstream) {
   return tools;
 }
 
-const errorResult = (text, meta) => ({ content: [{ type: "text", text }], isError: true, ...(meta ? { _meta: meta } : {}) });
+/**
+ * A governed call's answer that is not its result, with what became of the call in `_meta[RAN_META]`: "ran"
+ * (before), "may_have_run" (unknown: a person reconciles) or "not_run" (the default).
+ */
+const errorResult = (text, meta, ran = "not_run") => ({ content: [{ type: "text", text }], isError: true, _meta: { ...(meta ?? {}), [RAN_META]: ran } });
 
 /**
  * Creates the gateway over `upstream`, a connected `Client`. `options`: the Executor's `store` and `keys` (and
@@ -163,9 +169,12 @@ export async function createMcpGateway(options) {
       settled = { [SETTLE_ERROR_META]: error?.message ?? String(error) };
     }
     const receipt = outcome.repeated ? {} : await receiptOf(outcome, digest);
-    if (outcome.outcome !== "applied") return errorResult(refusalOf(call, outcome).message, { ...receipt, ...settled });
+    if (outcome.outcome !== "applied") {
+      const refusal = refusalOf(call, outcome);
+      return errorResult(refusal.message, { ...receipt, ...settled }, refusal.ran);
+    }
     const result = outcome.output;
-    return { ...result, _meta: { ...(result?._meta ?? {}), ...receipt, ...settled } };
+    return { ...result, _meta: { ...(result?._meta ?? {}), ...receipt, ...settled, [RAN_META]: "ran" } };
   }
 
   /**
