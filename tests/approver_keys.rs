@@ -799,7 +799,8 @@ fn a_remembered_verification_never_covers_a_changed_approval() {
 }
 
 #[test]
-fn a_signed_action_by_passkey_whose_counter_did_not_grow_is_refused_by_the_executor_and_spends_nothing() {
+fn a_signed_action_by_passkey_whose_counter_did_not_grow_is_refused_by_the_executor_and_spends_nothing()
+ {
     use agent_governor::executor::take_action::ActionOutcome;
     let passkey = Passkey::es256();
     let world = World::new(&[]);

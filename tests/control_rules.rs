@@ -934,11 +934,17 @@ fn a_saved_state_whose_approval_names_another_request_with_the_same_digest_is_no
     assert_eq!(approval.by, ApprovedBy::Person);
     approval.request_id = Some("r-another-request".to_owned());
     let effects = host.send_unsaved(ControlEvent::StatePersisted { revision });
-    assert!(!executes(&effects), "an approval of another request runs nothing");
+    assert!(
+        !executes(&effects),
+        "an approval of another request runs nothing"
+    );
     assert_eq!(host.state.mode, Mode::Stopped);
     let halt = host.state.halt.as_ref().unwrap();
     assert_eq!(halt.kind, HaltKind::Failed);
-    assert!(halt.reason.contains("changed after it was approved"), "{halt:?}");
+    assert!(
+        halt.reason.contains("changed after it was approved"),
+        "{halt:?}"
+    );
 }
 
 #[test]

@@ -13,22 +13,17 @@ mod support;
 
 use agent_governor::executor::check::Phase;
 use agent_governor::executor::confirmation::store_key;
-use agent_governor::executor::human_action::{
-    HumanAction, HumanActionKind, canonical_action_bytes,
-};
+use agent_governor::executor::human_action::HumanActionKind;
 use agent_governor::executor::receipt::{
     ChainVerdict, Receipt, canonical_receipt_bytes, receipt_digest, verify_receipts,
     verify_receipts_by,
 };
 use agent_governor::executor::run::ExecutorOptions;
 use agent_governor::executor::seal::SealKey;
-use agent_governor::executor::state_version::state_version;
 use agent_governor::executor::take_action::ActionOutcome;
 use agent_governor::executor::*;
 use agent_governor::timestamp::{format_rfc3339, parse_rfc3339};
 use ed25519_dalek::Signer as _;
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
 use support::*;
 
 fn phase(outcome: &ActionOutcome) -> &str {

@@ -62,7 +62,10 @@ fn an_action_whose_outcome_is_unknown_is_in_flight_for_every_other_approval() {
     let (first, second, world) = two_approvals();
     world.skill.script(Err(PortError::new("socket hang up")));
     let unknown = run(world.executor().execute(&request_for(&first)));
-    assert_eq!(unknown.confirmation_state, Some(ConfirmationState::InFlight));
+    assert_eq!(
+        unknown.confirmation_state,
+        Some(ConfirmationState::InFlight)
+    );
     let again = run(world.executor().execute(&request_for(&second)));
     assert_eq!(phase_of(&again), Phase::ActionInFlight);
     assert_eq!(again.first_run.unwrap().state, ActionRunState::InFlight);
@@ -79,7 +82,10 @@ fn a_run_that_changed_nothing_releases_the_action_for_another_approval() {
         world.skill.script(nothing_changed);
         let refused = run(world.executor().execute(&request_for(&first)));
         assert_ne!(refused.outcome, Outcome::Applied);
-        assert_eq!(refused.confirmation_state, Some(ConfirmationState::Approved));
+        assert_eq!(
+            refused.confirmation_state,
+            Some(ConfirmationState::Approved)
+        );
         let applied = run(world.executor().execute(&request_for(&second)));
         assert_eq!(applied.outcome, Outcome::Applied, "{applied:?}");
         // And now the first approval, usable again for itself, finds its action run.
@@ -162,7 +168,12 @@ fn the_idempotency_key_is_the_actions_on_every_attempt() {
     assert_eq!(sent.len(), 2);
     assert_eq!(sent[0].idempotency_key, sent[1].idempotency_key);
     assert_eq!(sent[0].idempotency_key.len(), 64);
-    assert!(sent[0].idempotency_key.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert!(
+        sent[0]
+            .idempotency_key
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit())
+    );
     assert_ne!(
         agent_governor::executor::request::idempotency_key(&other),
         sent[0].idempotency_key
@@ -203,8 +214,8 @@ fn an_action_id_must_be_readable() {
             action_id: Some(bad.to_owned()),
             ..draft("node-1")
         };
-        let error = issue_confirmation(&draft, &signer(), confirmed_at_ms(), "c-1".into())
-            .expect_err(bad);
+        let error =
+            issue_confirmation(&draft, &signer(), confirmed_at_ms(), "c-1".into()).expect_err(bad);
         assert_eq!(error.path, "action_id");
     }
 }

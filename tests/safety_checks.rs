@@ -80,10 +80,11 @@ fn a_nonce_recorded_between_the_read_and_the_swap_is_a_replay_and_changes_nothin
                 .keys()
                 .any(|key| key.starts_with("action/"));
             assert!(!used, "the nonce is not recorded yet");
-            world.store.data.borrow_mut().insert(
-                format!("action/{KEY_ID}/nonce-raced-00000001"),
-                "{}".into(),
-            );
+            world
+                .store
+                .data
+                .borrow_mut()
+                .insert(format!("action/{KEY_ID}/nonce-raced-00000001"), "{}".into());
         }
     };
     *world.store.yields.0.borrow_mut() = [0, 0, 4].into();
@@ -127,8 +128,11 @@ fn the_executor_saves_only_confirmations_made_for_its_audience() {
         assert!(!world.store.data.borrow().contains_key(&store_key(id)));
     }
     // An Executor for no audience refuses one made for an audience.
-    let error = run(executor_for(&world, None).save(&signed_for("c-a", Some("inbox-a")))).unwrap_err();
-    assert!(matches!(&error, StorageError::Refused(rejection) if rejection.phase == Phase::WrongAudience));
+    let error =
+        run(executor_for(&world, None).save(&signed_for("c-a", Some("inbox-a")))).unwrap_err();
+    assert!(
+        matches!(&error, StorageError::Refused(rejection) if rejection.phase == Phase::WrongAudience)
+    );
     run(inbox_a.save(&signed_for("c-mine", Some("inbox-a")))).unwrap();
 }
 
@@ -191,7 +195,11 @@ fn linked(entries: &[(u64, &str)], first_prev: Option<String>) -> Vec<Receipt> {
             key_id: (*key_id).into(),
             signature: String::new(),
         };
-        receipt.signature = hex::encode(guard_key().sign(&canonical_receipt_bytes(&receipt)).to_bytes());
+        receipt.signature = hex::encode(
+            guard_key()
+                .sign(&canonical_receipt_bytes(&receipt))
+                .to_bytes(),
+        );
         receipts.push(receipt);
     }
     receipts
@@ -207,9 +215,16 @@ fn broken_at(receipts: &[Receipt]) -> Option<(usize, String)> {
 
 #[test]
 fn a_receipt_chain_keeps_one_key_id_consecutive_numbers_and_a_first_receipt_naming_none() {
-    assert_eq!(broken_at(&linked(&[(1, "g"), (2, "g"), (3, "g")], None)), None);
+    assert_eq!(
+        broken_at(&linked(&[(1, "g"), (2, "g"), (3, "g")], None)),
+        None
+    );
     let renamed = linked(&[(1, "g"), (2, "g"), (3, "g-2")], None);
-    assert_eq!(broken_at(&renamed).unwrap().0, 2, "the key id changed midway");
+    assert_eq!(
+        broken_at(&renamed).unwrap().0,
+        2,
+        "the key id changed midway"
+    );
     let skipped = linked(&[(1, "g"), (2, "g"), (4, "g")], None);
     assert_eq!(broken_at(&skipped).unwrap().0, 2, "a number skipped");
     let repeated = linked(&[(1, "g"), (2, "g"), (2, "g")], None);
@@ -222,5 +237,8 @@ fn a_receipt_chain_keeps_one_key_id_consecutive_numbers_and_a_first_receipt_nami
     assert!(reason.contains("names a previous one"), "{reason}");
     assert_eq!(broken_at(&linked(&[(0, "g")], None)).unwrap().0, 0);
     // A chain may start anywhere after 1, naming the receipt before it.
-    assert_eq!(broken_at(&linked(&[(7, "g"), (8, "g")], Some("cd".repeat(32)))), None);
+    assert_eq!(
+        broken_at(&linked(&[(7, "g"), (8, "g")], Some("cd".repeat(32)))),
+        None
+    );
 }

@@ -49,6 +49,7 @@ fuzz_target!(|data: &[u8]| {
         in_flight_at: None,
         invalidated_at: None,
         audience: None,
+        action_id: None,
         seal: None,
     };
     assert!(keys.verify(&confirmation).is_err());

@@ -142,6 +142,13 @@ fn taken(run: ActionRun) -> ClaimRefused {
     ClaimRefused::Taken(Rejection::new(phase, reason), Box::new(run))
 }
 
+/// What an update of an action's entry does: claim it for an Apply, or record a person's reconcile.
+#[derive(Clone, Copy)]
+enum Update {
+    Claim,
+    Reconcile(ActionRunState),
+}
+
 /// Claims `confirmation`'s action for its Apply: the entry moves to in flight under this confirmation,
 /// unless another confirmation's run holds it. Returns the entry's text as written. The caller holds the
 /// confirmation reserved (in flight), so no other Executor claims for it at the same time.
@@ -150,6 +157,19 @@ pub async fn claim(
     confirmation: &Confirmation,
     now: EpochMillis,
 ) -> Result<String, ClaimRefused> {
+    update(store, confirmation, now, Update::Claim)
+        .await?
+        .ok_or_else(|| ClaimRefused::Failed("the action's entry was not written".to_owned()))
+}
+
+/// One compare-and-swap loop for claims and reconciles. `Ok(None)`: an entry another confirmation holds,
+/// left alone by a reconcile.
+async fn update(
+    store: &impl Store,
+    confirmation: &Confirmation,
+    now: EpochMillis,
+    update: Update,
+) -> Result<Option<String>, ClaimRefused> {
     let key = action_run_key(confirmation);
     for _ in 0..CLAIM_ATTEMPTS {
         let current = read(store, &key).await.map_err(ClaimRefused::Failed)?;
@@ -157,27 +177,37 @@ pub async fn claim(
             None => (None, 0),
             Some((run, text)) => {
                 let mine = run.confirmation_id == confirmation.confirmation_id;
-                match run.state {
+                match (update, run.state) {
                     // Released, or this confirmation's own claim left by a reservation of it that
                     // ended before its Apply started (the caller holds the confirmation reserved now).
-                    ActionRunState::Released => (Some(text.as_str()), run.claims),
-                    ActionRunState::InFlight if mine => (Some(text.as_str()), run.claims),
-                    _ => return Err(taken(run.clone())),
+                    (Update::Claim, ActionRunState::Released) => (Some(text.as_str()), run.claims),
+                    (Update::Claim, ActionRunState::InFlight) if mine => {
+                        (Some(text.as_str()), run.claims)
+                    }
+                    (Update::Claim, _) => return Err(taken(run.clone())),
+                    (Update::Reconcile(_), _) if !mine => return Ok(None),
+                    (Update::Reconcile(_), _) => (Some(text.as_str()), run.claims),
                 }
             }
         };
-        let ours = to_json_string(&ActionRun {
-            claims: claims.saturating_add(1),
-            ..ActionRun::new(confirmation, ActionRunState::InFlight, now)
+        let next = to_json_string(&match update {
+            Update::Claim => ActionRun {
+                claims: claims.saturating_add(1),
+                ..ActionRun::new(confirmation, ActionRunState::InFlight, now)
+            },
+            Update::Reconcile(state) => ActionRun {
+                claims,
+                ..ActionRun::new(confirmation, state, now)
+            },
         });
-        match store.compare_and_swap(&key, expected, &ours).await {
-            Ok(true) => return Ok(ours),
+        match store.compare_and_swap(&key, expected, &next).await {
+            Ok(true) => return Ok(Some(next)),
             Ok(false) => continue,
             Err(error) => return Err(ClaimRefused::Failed(error.to_string())),
         }
     }
     Err(ClaimRefused::Failed(
-        "the action's ledger entry kept changing while it was claimed".to_owned(),
+        "the action's ledger entry kept changing".to_owned(),
     ))
 }
 
@@ -215,39 +245,14 @@ pub async fn record_reconciled(
     applied: bool,
     now: EpochMillis,
 ) -> Result<(), String> {
-    let key = action_run_key(confirmation);
     let state = if applied {
         ActionRunState::ReconciledApplied
     } else {
         ActionRunState::ReconciledNotApplied
     };
-    for _ in 0..CLAIM_ATTEMPTS {
-        let current = read(store, &key).await?;
-        let expected = match &current {
-            None => None,
-            Some((run, _)) if run.confirmation_id != confirmation.confirmation_id => return Ok(()),
-            Some((_, text)) => Some(text.as_str()),
-        };
-        let claims = current.as_ref().map_or(0, |(run, _)| run.claims);
-        let next = to_json_string(&ActionRun {
-            claims,
-            ..ActionRun::new(confirmation, state, now)
-        });
-        match store.compare_and_swap(&key, expected, &next).await {
-            Ok(true) => return Ok(()),
-            Ok(false) => continue,
-            Err(error) => return Err(error.to_string()),
-        }
+    match update(store, confirmation, now, Update::Reconcile(state)).await {
+        Ok(_) => Ok(()),
+        Err(ClaimRefused::Failed(why)) => Err(why),
+        Err(ClaimRefused::Taken(rejection, _)) => Err(rejection.reason),
     }
-    Err("the action's ledger entry kept changing while it was reconciled".to_owned())
-}
-
-/// The action's entry, if it has one.
-pub async fn action_run(
-    store: &impl Store,
-    confirmation: &Confirmation,
-) -> Result<Option<ActionRun>, String> {
-    Ok(read(store, &action_run_key(confirmation))
-        .await?
-        .map(|(run, _)| run))
 }

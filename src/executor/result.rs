@@ -1,9 +1,9 @@
 //! ExecutorResult (seed 003 section 4.3): facts and results only. None of the fields section 4.4 forbids
 //! (suggested_status, options, candidates, pros, cons, next_action, summary) exist in this type.
 
+use super::action_ledger::ActionRun;
 use super::check::Phase;
 use super::confirmation::ConfirmationState;
-use super::action_ledger::ActionRun;
 use super::consumption::ValidTransition;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;

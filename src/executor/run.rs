@@ -518,7 +518,8 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Reservation<'_, S, K, C, A> {
             Ok(true) => {
                 // The record already says consumed; the ledger keeps saying so if the record is deleted.
                 let _ = record_consumed(&self.executor.store, id, now).await;
-                let block = applied_block(confirmation, from_status, to_status, status_changed, now);
+                let block =
+                    applied_block(confirmation, from_status, to_status, status_changed, now);
                 self.settle_action(ActionRunState::Applied, Some(block.clone()))
                     .await;
                 ExecutorResult::applied(node_id, id, block)

@@ -3,9 +3,9 @@
 //! recent, must name the current version of what it acts on, and its nonce is recorded before anything
 //! changes, so a replayed or stale action changes nothing.
 
+use super::action_ledger::record_reconciled;
 use super::check::{Phase, Rejection};
 use super::confirmation::{Confirmation, ConfirmationState, store_key};
-use super::action_ledger::record_reconciled;
 use super::human_action::stale;
 use super::human_action::{HumanAction, HumanActionKind, check_human_action};
 use super::ledger::{record_action, record_consumed, replayed, was_consumed, was_used};
@@ -196,10 +196,9 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
         }
         // The action must fit the record's state before its nonce is spent.
         if let Some((confirmation, _)) = &loaded {
-            let running = self
-                .running
-                .try_borrow()
-                .map_or(true, |running| running.contains(&confirmation.confirmation_id));
+            let running = self.running.try_borrow().map_or(true, |running| {
+                running.contains(&confirmation.confirmation_id)
+            });
             if kind == HumanActionKind::ReconcileNotApplied && running {
                 return ActionOutcome::refused(Rejection::new(
                     Phase::ApplyRunning,
