@@ -302,6 +302,16 @@ export class Database {
   }
 
   /** Receipts after `since` (a seq), oldest first. */
+  /** The latest receipt of change `digest` applied by an approval other than `approvalId` (null when none). */
+  lastAppliedReceipt(digest, approvalId) {
+    const row = this.rows(
+      "SELECT body FROM receipts WHERE json_extract(body, '$.change_digest') = ? AND json_extract(body, '$.outcome') IN ('applied', 'reconciled_applied') AND json_extract(body, '$.approval_id') != ? ORDER BY seq DESC LIMIT 1",
+      digest,
+      approvalId,
+    )[0];
+    return row === undefined ? null : JSON.parse(row.body);
+  }
+
   receipts(since, limit) {
     return this.rows("SELECT body FROM receipts WHERE seq > ? ORDER BY seq LIMIT ?", since, limit).map((row) => JSON.parse(row.body));
   }

@@ -292,10 +292,19 @@ export class ApprovalInbox extends DurableObject {
       if (view.decision !== null) view.decision.approver = this.db.key(view.decision.key_id ?? "")?.approver ?? null;
       // How many times the agent asked for this call (retries join one approval).
       view.asks = this.db.asksFor(row.id);
+      // A person deciding on a change that already ran (by another approval) is told so: doing it again is
+      // a new action. Its receipt says when and by whose approval.
+      view.ran_before = view.state === "pending" ? this.ranBefore(row) : null;
       return view;
     } catch (error) {
       return unreadableView(row, error);
     }
+  }
+
+  /** The receipt of the same change applied by another approval, as `{ approval_id, at, approver, seq }`, or null. */
+  ranBefore(row) {
+    const receipt = this.db.lastAppliedReceipt(changeDigest(row.proposal.node_id, row.proposal.proposed_change), row.id);
+    return receipt === null ? null : { approval_id: receipt.approval_id, at: receipt.at, approver: receipt.approver, seq: receipt.seq };
   }
 
   publish(id) {

@@ -296,6 +296,7 @@ test("approved twice by a person (two signatures of one pending call): the call 
     const again = await call(client, email, { [REQUEST_STATE_META]: approval.requestState });
     assert.equal(again.isError, undefined, JSON.stringify(again));
     assert.equal(again.content[0].text, "sent to bob@example.com");
+    assert.deepEqual(again._meta[RECEIPT_META], done._meta[RECEIPT_META], "the first run's receipt");
     assert.deepEqual(setup.sent(), [email]);
     assert.deepEqual((await setup.gateway.receipts()).map((receipt) => receipt.outcome), ["applied"]);
   } finally {

@@ -44,6 +44,8 @@ function confirmationOf(r) {
     invalidated_at: null,
   };
   if (r.next() < 0.5) confirmation.audience = r.nonEmpty();
+  // An action id has no control character (the core refuses one): the rest of the pieces, as generated.
+  if (r.next() < 0.5) confirmation.action_id = r.nonEmpty().replace(/\p{Cc}/gu, "");
   return confirmation;
 }
 
@@ -118,6 +120,9 @@ test("what the core refuses is refused here with a typed error, never encoded di
     ["a node id of white space only (U+0085, U+3000)", (c) => (c.node_id = "\u0085\u3000"), "confirmation.node_id"],
     ["an agent's confirmation", (c) => (c.confirmed_by = "agent"), "confirmation.confirmed_by"],
     ["an empty audience", (c) => (c.audience = ""), "confirmation.audience"],
+    ["an empty action id", (c) => (c.action_id = " "), "confirmation.action_id"],
+    ["an action id with a control character", (c) => (c.action_id = "tool-call/a\u0007b"), "confirmation.action_id"],
+    ["an action id over 512 characters", (c) => (c.action_id = "a".repeat(513)), "confirmation.action_id"],
     ["an empty confirmation id", (c) => (c.confirmation_id = ""), "confirmation.confirmation_id"],
     ["a time without an offset", (c) => (c.confirmed_at = "2026-11-23T20:52:05"), "confirmation.confirmed_at"],
     ["a lower-case separator", (c) => (c.confirmed_at = "2026-11-23t20:52:05Z"), "confirmation.confirmed_at"],

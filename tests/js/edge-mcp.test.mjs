@@ -183,6 +183,11 @@ test("an agent's identical retries join one approval, counted; once signed, the 
     const next = (await call(client, retried))._meta["agent-governor/approval"];
     assert.notEqual(next.approvalId, asked[0].approvalId);
     assert.equal(sent().length, before + 1);
+    // The person deciding on it is told the same call already ran, by which approval, with its receipt.
+    const nextView = (await guard.client.get(`/v1/approvals/${next.approvalId}`)).body;
+    assert.equal(nextView.ran_before.approval_id, asked[0].approvalId);
+    assert.equal(nextView.ran_before.seq, done._meta["agent-governor/receipt"].seq);
+    assert.equal(nextView.asks, 1);
   } finally {
     await client.close();
   }

@@ -137,6 +137,12 @@ export function approvalCard(approval, words, now, actions, after = [], facts = 
       approval.agent_reason ? element("dd", { class: "agent-text", text: shown(approval.agent_reason) }) : null,
       note ? element("dt", { text: words.agentNote }) : null,
       note ? element("dd", { class: "agent-note agent-text", text: shown(note) }) : null,
+      // The same change already ran by another approval: approving this one does it again.
+      approval.ran_before ? element("dt", { text: words.ranBefore }) : null,
+      approval.ran_before ? element("dd", { class: "warning", "data-testid": "ran-before", text: words.ranBeforeText({ ...approval.ran_before, approver: shown(approval.ran_before.approver) }) }) : null,
+      // Retries of one call join its approval: how many times the agent asked.
+      approval.asks > 1 ? element("dt", { text: words.asked }) : null,
+      approval.asks > 1 ? element("dd", { "data-testid": "asks", text: words.askedTimes(approval.asks) }) : null,
       element("dt", { text: words.age }),
       element("dd", { text: ["pending", "approved"].includes(approval.state) ? `${duration(age, words)} · ${words.expires} ${duration(left, words)}` : duration(age, words), "data-testid": "age" }),
       ...evidence(approval, words),

@@ -38,6 +38,8 @@ const REFUSED_BEFORE_RUNNING = new Set([ErrorCode.InvalidParams, ErrorCode.Metho
 const STATE_PREFIX = "ag1.";
 const CALL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const pendingKey = (callId) => `mcp-call/${callId}`;
+/** Where the receipt of a call's run is kept, by the confirmation that ran it. */
+const receiptKeyOf = (confirmationId) => `mcp-receipt/${encodeURIComponent(confirmationId)}`;
 /**
  * The pending call of one asker (an authenticated client, or else a connection) for one change: a retry, or
  * a URL-mode call after the approval (same tool, same arguments), finds it.
@@ -145,6 +147,7 @@ export async function createMcpGateway(options) {
 
   /** The receipt of an outcome, or why none could be made (a call that ran is answered either way). */
   async function receiptOf(outcome, digest) {
+    if (outcome.repeated) return firstReceipt(outcome.result);
     try {
       const receipt = await receipts.append({
         approvalId: outcome.result.confirmation_id,
@@ -152,9 +155,28 @@ export async function createMcpGateway(options) {
         approver: await approverOf(outcome.result.confirmation_id),
         outcome: RECEIPT_OUTCOMES[outcome.outcome] ?? "unknown",
       });
+      // Kept by confirmation: a later answer with this run's result names its receipt, not a new one.
+      if (outcome.outcome === "applied") {
+        try {
+          await store.put(receiptKeyOf(receipt.approval_id), JSON.stringify(receipt));
+        } catch {
+          // The receipt is in the chain; only a later repeated answer would lack it.
+        }
+      }
       return { [RECEIPT_META]: receipt };
     } catch (error) {
       return { [RECEIPT_ERROR_META]: error?.message ?? String(error) };
+    }
+  }
+
+  /** The receipt of the run a repeated answer carries (the confirmation that ran it), when it was kept. */
+  async function firstReceipt(result) {
+    const ranBy = result.rejection?.phase === "action_already_ran" ? result.first_run?.confirmation_id : result.confirmation_id;
+    try {
+      const text = typeof ranBy === "string" ? await store.get(receiptKeyOf(ranBy)) : null;
+      return typeof text === "string" ? { [RECEIPT_META]: JSON.parse(text) } : {};
+    } catch {
+      return {};
     }
   }
 
@@ -168,7 +190,7 @@ export async function createMcpGateway(options) {
     } catch (error) {
       settled = { [SETTLE_ERROR_META]: error?.message ?? String(error) };
     }
-    const receipt = outcome.repeated ? {} : await receiptOf(outcome, digest);
+    const receipt = await receiptOf(outcome, digest);
     if (outcome.outcome !== "applied") {
       const refusal = refusalOf(call, outcome);
       return errorResult(refusal.message, { ...receipt, ...settled }, refusal.ran);
