@@ -288,3 +288,36 @@ fn not_applied_is_refused_while_an_apply_of_it_is_still_running_here() {
     );
     assert_eq!(world.skill.apply_count(), 1, "the skill was called once");
 }
+
+#[test]
+fn not_applied_is_refused_from_the_reservation_on_even_before_the_action_is_claimed() {
+    let (first, _second, world) = two_approvals();
+    let executor = world.executor();
+    // The Apply is reserved, then the store is slow to answer the action's claim.
+    *world.store.yields.0.borrow_mut() = [0, 0, 0, 200].into();
+    let reconcile_during_the_claim = async {
+        loop {
+            support::YieldTimes(1).await;
+            if world.store.confirmation("c-1").state() == ConfirmationState::InFlight {
+                break;
+            }
+        }
+        let reconcile = signed_action(
+            HumanActionKind::ReconcileNotApplied,
+            "c-1",
+            &version_of(&world, "c-1"),
+            "nonce-not-applied-0003",
+            now(&world),
+        );
+        executor.take_action(&reconcile, None, None).await
+    };
+    let request = request_for(&first);
+    let (applied, reconciled) =
+        run(async { futures::join!(executor.execute(&request), reconcile_during_the_claim) });
+    match reconciled {
+        ActionOutcome::Rejected { phase, .. } => assert_eq!(phase, "apply_running"),
+        taken => panic!("a reconcile during the claim was taken: {taken:?}"),
+    }
+    assert_eq!(applied.outcome, Outcome::Applied);
+    assert_eq!(world.skill.apply_count(), 1);
+}

@@ -186,6 +186,8 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             return rejected(node_id, id, rejection, Some(confirmation.state()));
         };
 
+        // Running here from the reservation on: a person's "not applied" is refused until this ends.
+        let _running = Running::start(&self.running, id);
         // Reserve: approved -> in_flight, atomically.
         let reserved_text = self.text_of(confirmation.reserved(now));
         match self
@@ -227,7 +229,6 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
                 };
             }
         };
-        let _running = Running::start(&self.running, id);
         let reservation = Reservation {
             executor: self,
             key: &key,
