@@ -16,6 +16,7 @@ use crate::input::{InputError, require_non_empty, to_json_string};
 use crate::ports::{PortError, Store};
 use crate::timestamp::{EpochMillis, format_rfc3339};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tsify::Tsify;
 
@@ -114,12 +115,45 @@ pub enum ClaimRefused {
 /// The action's entry as stored, with its exact text (the compare-and-swap operand).
 async fn read(store: &impl Store, key: &str) -> Result<Option<(ActionRun, String)>, String> {
     match store.get(key).await {
-        Ok(Some(text)) => serde_json::from_str::<ActionRun>(&text)
+        Ok(Some(text)) => entry_of(&text)
             .map(|run| Some((run, text)))
-            .map_err(|error| format!("the action's ledger entry is malformed: {error}")),
+            .ok_or_else(|| "the action's ledger entry is malformed".to_owned()),
         Ok(None) => Ok(None),
         Err(error) => Err(error.to_string()),
     }
+}
+
+/// An entry's text as the Executor wrote it, read field by field from its JSON value (the JSON value reader
+/// the module has anyway, not a second derived reader for this one record).
+fn entry_of(text: &str) -> Option<ActionRun> {
+    let value: Value = serde_json::from_str(text).ok()?;
+    let field = |value: &Value, name: &str| value.get(name)?.as_str().map(str::to_owned);
+    let state = match value.get("state")?.as_str()? {
+        "in_flight" => ActionRunState::InFlight,
+        "released" => ActionRunState::Released,
+        "applied" => ActionRunState::Applied,
+        "reconciled_applied" => ActionRunState::ReconciledApplied,
+        "reconciled_not_applied" => ActionRunState::ReconciledNotApplied,
+        _ => return None,
+    };
+    let applied = match value.get("applied") {
+        None | Some(Value::Null) => None,
+        Some(block) => Some(AppliedBlock {
+            from_status: field(block, "from_status")?,
+            to_status: field(block, "to_status")?,
+            status_changed: block.get("status_changed")?.as_bool()?,
+            reason: field(block, "reason")?,
+            consumed_at: field(block, "consumed_at")?,
+        }),
+    };
+    Some(ActionRun {
+        action_id: field(&value, "action_id")?,
+        confirmation_id: field(&value, "confirmation_id")?,
+        state,
+        at: field(&value, "at")?,
+        applied,
+        claims: value.get("claims").map_or(Some(0), Value::as_u64)?,
+    })
 }
 
 /// The refusal of a run of an action another confirmation holds.
@@ -221,7 +255,7 @@ pub async fn settle(
     applied: Option<AppliedBlock>,
     now: EpochMillis,
 ) -> Result<bool, PortError> {
-    let claims = serde_json::from_str::<ActionRun>(claimed).map_or(0, |run| run.claims);
+    let claims = entry_of(claimed).map_or(0, |run| run.claims);
     let next = ActionRun {
         applied,
         claims,
@@ -254,5 +288,53 @@ pub async fn record_reconciled(
         Ok(_) => Ok(()),
         Err(ClaimRefused::Failed(why)) => Err(why),
         Err(ClaimRefused::Taken(rejection, _)) => Err(rejection.reason),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_reads_back_as_written_and_anything_else_is_malformed() {
+        let run = ActionRun {
+            action_id: "tool-call/t/c/ab".into(),
+            confirmation_id: "c-1".into(),
+            state: ActionRunState::Applied,
+            at: "2026-11-27T00:00:00.000Z".into(),
+            applied: Some(AppliedBlock {
+                from_status: String::new(),
+                to_status: "{}".into(),
+                status_changed: true,
+                reason: "r".into(),
+                consumed_at: "2026-11-27T00:00:00.000Z".into(),
+            }),
+            claims: 3,
+        };
+        assert_eq!(entry_of(&to_json_string(&run)), Some(run.clone()));
+        for state in [
+            ActionRunState::InFlight,
+            ActionRunState::Released,
+            ActionRunState::ReconciledApplied,
+            ActionRunState::ReconciledNotApplied,
+        ] {
+            let other = ActionRun {
+                state,
+                applied: None,
+                ..run.clone()
+            };
+            assert_eq!(entry_of(&to_json_string(&other)), Some(other));
+        }
+        for bad in [
+            "",
+            "[]",
+            "{}",
+            r#"{"action_id":"a","confirmation_id":"c","state":"done","at":"t"}"#,
+            r#"{"action_id":"a","confirmation_id":"c","state":"applied","at":"t","claims":-1}"#,
+            r#"{"action_id":"a","confirmation_id":"c","state":"applied","at":"t","applied":{"to_status":"x"}}"#,
+            r#"{"action_id":1,"confirmation_id":"c","state":"applied","at":"t"}"#,
+        ] {
+            assert_eq!(entry_of(bad), None, "{bad}");
+        }
     }
 }
