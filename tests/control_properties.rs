@@ -1,6 +1,7 @@
 //! The loop's central promises under any sequence of events, saves, failed saves and crashes:
 //! - no `execute` before the state marking that action executing was saved (and confirmed);
-//! - no second `execute` of an action id, across restarts;
+//! - no second `execute` of an action id, whatever the number of `y`s, across restarts;
+//! - a failure (an outcome reconciled as not applied included) stops the loop: it never judges right after;
 //! - every `execute`'s action digest equals the digest a person answered `y` to (the request they saw), or
 //!   its type matched a whitelist entry exactly (types that share prefixes, differ in case, or use Unicode
 //!   look-alikes never match), recorded as such;
@@ -245,6 +246,23 @@ impl Harness {
         next: &ControlState,
         effects: &[ControlEffect],
     ) -> Result<(), TestCaseError> {
+        // A failure stops the loop (seed 002), an outcome a person reconciled as not applied included: the
+        // step that learns of it never asks the judge.
+        let failure = matches!(
+            event,
+            ControlEvent::ExecutionFinished {
+                succeeded: false,
+                ..
+            } | ControlEvent::OutcomeReconciled { applied: false, .. }
+        );
+        if failure {
+            prop_assert!(
+                !effects
+                    .iter()
+                    .any(|effect| matches!(effect, ControlEffect::AskJudge { .. })),
+                "the loop judged again right after a failure"
+            );
+        }
         for effect in effects {
             match effect {
                 ControlEffect::RequestApproval {

@@ -1,6 +1,7 @@
 //! The control loop's `step` over any sequence of events, saves, failed saves and crashes: never a panic;
 //! no execute before the state marking it executing was saved; no action id executed twice; every execute
-//! bound to the digest a person answered y to, or to an exact whitelist entry; a human stop always taken;
+//! bound to the digest a person answered y to, or to an exact whitelist entry; no judging right after a
+//! failure (an outcome reconciled as not applied included); a human stop always taken;
 //! the state within its byte bound.
 #![no_main]
 
@@ -135,6 +136,13 @@ fuzz_target!(|data: &[u8]| {
     for pair in data.chunks_exact(2).take(200) {
         let Some(event) = host.event(pair[0], pair[1]) else { continue };
         let (next, effects) = step(&host.state, &event);
+        // A failure stops the loop, an outcome reconciled as not applied included: no judging right after.
+        if matches!(
+            event,
+            ControlEvent::ExecutionFinished { succeeded: false, .. } | ControlEvent::OutcomeReconciled { applied: false, .. }
+        ) {
+            assert!(!effects.iter().any(|e| matches!(e, ControlEffect::AskJudge { .. })), "judged again after a failure");
+        }
         for effect in &effects {
             match effect {
                 ControlEffect::RequestApproval { request_id, digest, .. } => {
