@@ -383,6 +383,24 @@ test("reconcile: an Apply whose outcome is unknown stays in_flight until the per
   await page.close();
 });
 
+test("a change that already ran by another approval says so on the new card: when, which approval, its receipt", async () => {
+  const { page, errors } = await openInbox();
+  const key = await registerEd25519(guard.client, "olga", "olga-1");
+  const first = await proposal();
+  const decided = await approve(guard.client, first, key);
+  assert.equal((await guard.client.post("/v1/apply", decided.body.executor_request, AGENT)).body.outcome, "applied");
+  // The node is moved back, and the agent proposes the very same change again: a new approval, a new action.
+  board.board.set(first.node_id, "todo");
+  const again = await propose(guard.client, first.node_id);
+  const shown = card(page, again.approval_id).locator("[data-testid=ran-before]");
+  await shown.waitFor({ timeout: 10_000 });
+  const text = await shown.textContent();
+  assert.match(text, new RegExp(`already ran at .*approval ${first.approval_id}.*receipt #\\d+.*does it again`));
+  assert.equal(await card(page, first.approval_id).locator("[data-testid=ran-before]").count(), 0, "only a pending card says it");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("freshness: a pending card shows the node's state now, and warns when it changed since the proposal", async () => {
   const { page, errors } = await openInbox();
   await registerFreshDeviceKey(page, "erin");
