@@ -193,6 +193,33 @@ mod tests {
     }
 
     #[test]
+    fn numbers_are_read_correctly_rounded_and_written_back_exactly() {
+        // Decimals whose nearest double a fast, not correctly rounded, reader misses by one unit.
+        for text in [
+            "9.999999999999997e-7",
+            "0.30000000000000004",
+            "1.7976931348623157e+308",
+            "5e-324",
+            "2.2250738585072014e-308",
+            "123456789012345680000",
+            "0.1",
+            "-0.000001",
+            "4.940656458412465e-324",
+            "9007199254740993",
+        ] {
+            let value: Value = serde_json::from_str(text).unwrap();
+            let read = value.as_f64().unwrap();
+            let exact: f64 = text.parse().unwrap();
+            assert_eq!(read.to_bits(), exact.to_bits(), "{text}");
+            assert_eq!(es_number(read), es_number(exact), "{text}");
+        }
+        assert_eq!(
+            canonical_json(&serde_json::from_str(r#"{"x":9.999999999999997e-7}"#).unwrap()),
+            r#"{"x":9.999999999999997e-7}"#
+        );
+    }
+
+    #[test]
     fn a_tool_call_binds_its_name_and_canonical_arguments() {
         let (node, change) =
             tool_call_change("send_email", &json!({ "to": "bob", "cc": [] })).unwrap();

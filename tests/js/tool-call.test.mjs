@@ -31,6 +31,22 @@ test("the canonical arguments are RFC 8785's for generated arguments: key order,
   }
 });
 
+test("every finite double is canonicalised to itself: the number the person approves is the number the tool gets", () => {
+  const bits = new BigUint64Array(1);
+  const view = new Float64Array(bits.buffer);
+  const { next } = xorshift(20261127);
+  const samples = [9.999999999999997e-7, 0.30000000000000004, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 9007199254740993, -1e-7, 1e21];
+  for (let i = 0; i < 20_000; i++) {
+    bits[0] = (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32));
+    if (Number.isFinite(view[0])) samples.push(view[0]);
+  }
+  for (const number of samples) {
+    const { proposed_change } = toolCallChange("t", { x: number });
+    assert.equal(proposed_change.to, JSON.stringify({ x: number }), String(number));
+    assert.equal(JSON.parse(proposed_change.to).x, number === 0 ? 0 : number);
+  }
+});
+
 test("a confirmation of a tool call passes for exactly its arguments, in any order, and for nothing else", () => {
   const signer = { keyId: "approver", secret: "0123456789abcdef0123456789abcdef-tools" };
   const guard = new Guard({ keys: { [signer.keyId]: signer.secret } });
