@@ -34,6 +34,24 @@ const MAX_PAGES = 100;
  * A governed call's answer that is not its result, with what became of the call in `_meta[RAN_META]`: "ran"
  * (before), "may_have_run" (unknown: a person reconciles) or "not_run" (the default).
  */
+/**
+ * A JSON-RPC error for the client, said once: the SDK's server sends an error's `message` as it is, and an
+ * McpError's message already starts with "MCP error <code>: ", which the client's McpError adds again.
+ */
+function protocolError(code, message, data) {
+  return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });
+}
+
+/** `work()`, with an upstream's protocol error passed on as the upstream said it: its code, data and words. */
+async function relayed(work) {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof McpError)) throw error;
+    throw protocolError(error.code, error.message.replace(/^(MCP error -?\d+: )+/, ""), error.data);
+  }
+}
+
 const errorResult = (text, meta, ran = "not_run") => ({ content: [{ type: "text", text }], isError: true, _meta: { ...(meta ?? {}), [RAN_META]: ran } });
 
 /** The upstream MCP server (MCP_UPSTREAM_URL): its client, connected once per inbox object, and its skill. */
@@ -154,13 +172,13 @@ function askerOf(roles) {
 async function callTool(inbox, upstream, params, asker) {
   const { name, arguments: args = {}, _meta: meta = {} } = params;
   // Nothing is proposed for a tool the upstream does not have.
-  if (!(await upstream.hasTool(name))) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
-  if (upstream.whitelist.has(name)) return (await upstream.connected()).callTool({ name, arguments: args });
+  if (!(await upstream.hasTool(name))) throw protocolError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
+  if (upstream.whitelist.has(name)) return relayed(async () => (await upstream.connected()).callTool({ name, arguments: args }));
   let change;
   try {
     change = toolCallChange(name, args);
   } catch (error) {
-    throw new McpError(ErrorCode.InvalidParams, error.message);
+    throw protocolError(ErrorCode.InvalidParams, error.message);
   }
   const state = meta.requestState;
   let view;
@@ -170,7 +188,7 @@ async function callTool(inbox, upstream, params, asker) {
       view = inbox.proposeToolCall(change, asker);
     } catch (error) {
       // A call the inbox will not take (too long to show, say) is the caller's error, not the server's.
-      throw new McpError(ErrorCode.InvalidParams, error?.message ?? String(error));
+      throw protocolError(ErrorCode.InvalidParams, error?.message ?? String(error));
     }
     if (view.state !== "approved") return pendingAnswer(view, inbox.env);
   } else {
@@ -210,7 +228,7 @@ export async function mcpEndpoint(inbox, request, roles) {
   const asker = askerOf(roles);
   const upstream = inbox.mcp;
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  server.setRequestHandler(ListToolsRequestSchema, (listRequest) => upstream.again((client) => client.listTools(listRequest.params)));
+  server.setRequestHandler(ListToolsRequestSchema, (listRequest) => relayed(() => upstream.again((client) => client.listTools(listRequest.params))));
   server.setRequestHandler(CallToolRequestSchema, (callRequest) => callTool(inbox, upstream, callRequest.params, asker));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);

@@ -48,6 +48,24 @@ const digestKey = (asker, digest) => `mcp-digest/${asker}/${digest}`;
 /** A receipt's outcome for each of the Executor's. */
 const RECEIPT_OUTCOMES = { applied: "applied", rejected: "rejected" };
 
+/**
+ * A JSON-RPC error for the client, said once: the SDK's server sends an error's `message` as it is, and an
+ * McpError's message already starts with "MCP error <code>: ", which the client's McpError adds again.
+ */
+function protocolError(code, message, data) {
+  return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });
+}
+
+/** `work()`, with an upstream's protocol error passed on as the upstream said it: its code, data and words. */
+async function relayed(work) {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof McpError)) throw error;
+    throw protocolError(error.code, error.message.replace(/^(MCP error -?\d+: )+/, ""), error.data);
+  }
+}
+
 /** Every tool of the upstream server, all pages. */
 async function upstreamTools(upstream) {
   const tools = [];
@@ -211,14 +229,14 @@ export async function createMcpGateway(options) {
   async function callTool(server, connection, request, extra) {
     const asker = askerOf(connection, extra);
     const { name, arguments: args = {}, _meta: meta = {} } = request.params;
-    if (!names.includes(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
-    if (governed.isWhitelisted(name)) return upstream.callTool({ name, arguments: args }, undefined, { signal: extra.signal });
+    if (!names.includes(name)) throw protocolError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
+    if (governed.isWhitelisted(name)) return relayed(() => upstream.callTool({ name, arguments: args }, undefined, { signal: extra.signal }));
     let digest;
     try {
       const change = toolCallChange(name, args);
       digest = changeDigest(change.node_id, change.proposed_change);
     } catch (error) {
-      throw new McpError(ErrorCode.InvalidParams, error.message);
+      throw protocolError(ErrorCode.InvalidParams, error.message);
     }
 
     // The call that this request continues: the one its request state names (with the confirmation that
@@ -269,7 +287,7 @@ export async function createMcpGateway(options) {
   function createServer() {
     const connection = crypto.randomUUID();
     const server = new Server(serverInfo, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.listTools(request.params));
+    server.setRequestHandler(ListToolsRequestSchema, (request) => relayed(() => upstream.listTools(request.params)));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(server, connection, request, extra));
     servers.set(connection, server);
     server.onclose = () => servers.delete(connection);
