@@ -321,3 +321,48 @@ fn not_applied_is_refused_from_the_reservation_on_even_before_the_action_is_clai
     assert_eq!(applied.outcome, Outcome::Applied);
     assert_eq!(world.skill.apply_count(), 1);
 }
+
+#[test]
+fn an_answer_refused_before_the_ledger_still_says_the_action_ran() {
+    let (first, second, world) = two_approvals();
+    assert_eq!(
+        run(world.executor().execute(&request_for(&first))).outcome,
+        Outcome::Applied
+    );
+    // The second approval is cancelled, then expires; a third was never stored: each refusal names the run.
+    world.store.insert(&second.cancelled());
+    let cancelled = run(world.executor().execute(&request_for(&second)));
+    assert_eq!(phase_of(&cancelled), Phase::Cancelled);
+    assert_eq!(
+        cancelled.first_run.as_ref().unwrap().state,
+        ActionRunState::Applied
+    );
+    let never_stored = confirmation_of_action("c-3", "node-1", ACTION);
+    let not_found = run(world.executor().execute(&request_for(&never_stored)));
+    assert_eq!(phase_of(&not_found), Phase::NotFound);
+    assert_eq!(not_found.first_run.unwrap().confirmation_id, "c-1");
+    world.clock.0.set(confirmed_at_ms() + 25 * 60 * 60 * 1000);
+    let expired = run(world.executor().execute(&request_for(&first)));
+    assert_eq!(phase_of(&expired), Phase::AlreadyConsumed);
+    assert_eq!(expired.first_run.unwrap().confirmation_id, "c-1");
+    // A request naming no action learns nothing of others.
+    let mut unnamed = request_for(&never_stored);
+    unnamed.apply_request.action_id = None;
+    assert!(run(world.executor().execute(&unnamed)).first_run.is_none());
+}
+
+#[test]
+fn a_used_confirmation_of_another_action_is_not_this_action_having_run() {
+    let (first, _second, world) = two_approvals();
+    assert_eq!(
+        run(world.executor().execute(&request_for(&first))).outcome,
+        Outcome::Applied
+    );
+    // Another call's request, pointing at the first call's used confirmation.
+    let mut other = request_for(&first);
+    other.apply_request.action_id = Some("tool-call/send_email/call_8".into());
+    let answer = run(world.executor().execute(&other));
+    assert_eq!(phase_of(&answer), Phase::ChangeMismatch, "{answer:?}");
+    assert!(answer.first_run.is_none());
+    assert_eq!(world.skill.apply_count(), 1);
+}

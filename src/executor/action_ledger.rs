@@ -41,10 +41,13 @@ pub fn validate_action_id(path: &str, value: &str) -> Result<(), InputError> {
 /// Where an action's run is recorded. A confirmation that names no action is its own action, in a
 /// separate space, so no action id can stand for another confirmation.
 pub fn action_run_key(confirmation: &Confirmation) -> String {
-    let (space, id) = match &confirmation.action_id {
-        Some(action_id) => ("action", action_id.as_str()),
-        None => ("confirmation", confirmation.confirmation_id.as_str()),
-    };
+    match &confirmation.action_id {
+        Some(action_id) => key_in("action", action_id),
+        None => key_in("confirmation", &confirmation.confirmation_id),
+    }
+}
+
+fn key_in(space: &str, id: &str) -> String {
     let mut hash = Sha256::new();
     hash.update(space.as_bytes());
     hash.update([0]);
@@ -289,6 +292,13 @@ pub async fn record_reconciled(
         Err(ClaimRefused::Failed(why)) => Err(why),
         Err(ClaimRefused::Taken(rejection, _)) => Err(rejection.reason),
     }
+}
+
+/// The entry of action `action_id` (a named action), if it has one.
+pub async fn action_run(store: &impl Store, action_id: &str) -> Result<Option<ActionRun>, String> {
+    Ok(read(store, &key_in("action", action_id))
+        .await?
+        .map(|(run, _)| run))
 }
 
 #[cfg(test)]

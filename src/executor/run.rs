@@ -6,7 +6,7 @@
 //! step 6 fails. When the Apply's fate is unknown (the callback threw, an unexpected status, or the commit
 //! could not be written) it stays in_flight and is never applied again automatically.
 
-use super::action_ledger::{ActionRunState, ClaimRefused, claim, settle};
+use super::action_ledger::{ActionRun, ActionRunState, ClaimRefused, action_run, claim, settle};
 use super::audit::AuditRecord;
 use super::check::{CheckPolicy, Phase, Rejection, check_before_apply, check_precondition};
 use super::confirmation::{Confirmation, ConfirmationState, store_key};
@@ -127,8 +127,20 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
     /// Runs one request to its result. Never returns an error: every failure is an ExecutorResult.
     pub async fn execute(&self, request: &ExecutorRequest) -> ExecutorResult {
         let mut result = self.execute_unaudited(request).await;
+        if result.outcome != super::result::Outcome::Applied && result.first_run.is_none() {
+            result.first_run = self.action_run_of(request).await;
+        }
         result.audit_error = self.record(Source::AiAgent, &result).await;
         result
+    }
+
+    /// What the action a request names has come to, for an answer that did not run it (refused before the
+    /// ledger, an expired or cancelled approval of an action that ran): never read as "not run" when it ran
+    /// or may have. `None` when the request names no action, or its action never started or was released.
+    async fn action_run_of(&self, request: &ExecutorRequest) -> Option<ActionRun> {
+        let action_id = request.apply_request.action_id.as_deref()?;
+        let run = action_run(&self.store, action_id).await.ok()??;
+        (run.state != ActionRunState::Released).then_some(run)
     }
 
     async fn execute_unaudited(&self, request: &ExecutorRequest) -> ExecutorResult {
@@ -148,6 +160,19 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
         if let Some(Loaded { confirmation, .. }) = &loaded {
             if let Err(rejection) = self.unsealed(confirmation) {
                 return rejected(node_id, id, rejection, None);
+            }
+            // A request that names its action runs only a confirmation of that action: checked before
+            // anything else about the record, so another action's used confirmation is never read as
+            // this action having run.
+            if let Some(asked) = &request.apply_request.action_id {
+                if confirmation.action_id.as_ref() != Some(asked) {
+                    let approved = confirmation.action_id.as_deref().unwrap_or_default();
+                    let rejection = Rejection::new(
+                        Phase::ChangeMismatch,
+                        messages::change_mismatch(language, "action_id", approved, asked),
+                    );
+                    return rejected(node_id, id, rejection, Some(confirmation.state()));
+                }
             }
         }
         // A consumed id stays consumed even if its record was deleted and saved again.

@@ -17,6 +17,7 @@ pub mod control_api;
 pub mod convert;
 pub mod deadline;
 pub mod errors;
+pub mod exact_json;
 pub mod executor_api;
 pub mod executor_setup;
 pub mod guard_api;

@@ -111,14 +111,17 @@ pub fn verify_discord_request_js(
 
 /// The node and the change that approve calling `tool` with `arguments`: `{ node_id: tool, proposed_change:
 /// { type: "tool_call", from: "", to: <the arguments as canonical JSON (RFC 8785)> } }`. A confirmation of it
-/// binds the exact arguments, in any member order.
+/// binds the exact arguments, in any member order. Arguments JSON would change (`NaN`, `Infinity`,
+/// `undefined` members, array holes, a `Date`, `Map` or class instance, getters, `toJSON`, symbol keys,
+/// cycles) are refused with the path of the field.
 #[wasm_bindgen(js_name = toolCallChange, unchecked_return_type = "{ node_id: string; proposed_change: ProposedChange }")]
 pub fn tool_call_change_js(
     #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] arguments: JsValue,
 ) -> Result<JsValue, JsValue> {
     let tool = args::text("tool", &tool).map_err(invalid)?;
-    let arguments: serde_json::Value = from_js("arguments", &arguments).map_err(invalid)?;
+    // Only JSON crosses into an approval: what JSON would change (NaN, undefined, a Date...) is refused.
+    let arguments = super::exact_json::exact_json("arguments", &arguments).map_err(invalid)?;
     let (node_id, proposed_change) = tool_call_change(&tool, &arguments).map_err(invalid)?;
     Ok(to_js(
         &serde_json::json!({ "node_id": node_id, "proposed_change": proposed_change }),

@@ -47,6 +47,90 @@ test("every finite double is canonicalised to itself: the number the person appr
   }
 });
 
+test("only JSON crosses into an approval: what JSON would change is refused with the field's path", () => {
+  class Point { constructor() { this.x = 1; } }
+  const withGetter = Object.defineProperty({}, "to", { get: () => "bob@example.com", enumerable: true });
+  const hidden = Object.defineProperty({ a: 1 }, "b", { value: 2, enumerable: false });
+  const cycle = { a: {} };
+  cycle.a.self = cycle;
+  const cases = [
+    [{ amount: NaN }, "arguments.amount", /NaN/],
+    [{ amount: Infinity }, "arguments.amount", /Infinity/],
+    [{ amount: -Infinity }, "arguments.amount", /Infinity/],
+    [{ cc: undefined }, "arguments.cc", /undefined/],
+    [{ list: [1, , 3] }, "arguments.list[1]", /hole/],
+    [{ list: [1, undefined] }, "arguments.list[1]", /undefined|not JSON/],
+    [{ when: new Date(0) }, "arguments.when", /Date/],
+    [{ set: new Map([["a", 1]]) }, "arguments.set", /Map/],
+    [{ set: new Set([1]) }, "arguments.set", /Set/],
+    [{ point: new Point() }, "arguments.point", /Point/],
+    [{ big: 10n }, "arguments.big", /bigint|not JSON/],
+    [{ run: () => 1 }, "arguments.run", /function|not JSON/],
+    [{ s: Symbol("s") }, "arguments.s", /symbol|not JSON/],
+    [{ [Symbol("k")]: 1 }, "arguments", /symbol key/],
+    [withGetter, "arguments.to", /getter/],
+    [hidden, "arguments.b", /enumerable/],
+    [{ toJSON: () => ({}) }, "arguments.toJSON", /toJSON/],
+    [cycle, null, /nested|itself/],
+    [{ text: "a\uD800b" }, "arguments.text", /lone surrogate/],
+    [new Point(), "arguments", /Point/],
+  ];
+  for (const [args, path, message] of cases) {
+    assert.throws(
+      () => toolCallChange("send_email", args),
+      (error) => error.name === "AgentGovernorError" && error.code === "invalid_input" && (path === null || error.path === path) && message.test(error.message),
+      `${path}: ${message}`,
+    );
+  }
+  // JSON data of any shape is read as it is.
+  const data = { a: [1, "x", null, true, { b: -0.5 }], "": {}, nested: Object.assign(Object.create(null), { k: [] }) };
+  assert.deepEqual(JSON.parse(toolCallChange("t", data).proposed_change.to), JSON.parse(JSON.stringify(data)));
+});
+
+test("any value either round-trips through JSON exactly and is accepted, or is refused; what is approved is what runs", () => {
+  const { next, pick } = xorshift(39);
+  const leaves = [0, -0, 1.5, -1e-7, 1e21, NaN, Infinity, "", "日本語", "a\uD800", true, false, null, undefined, 10n, new Date(0), new Map(), () => 1, Symbol("x")];
+  const value = (depth) => {
+    const roll = next();
+    if (depth > 3 || roll < 0.4) return pick(leaves);
+    if (roll < 0.7) {
+      const array = Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+      if (next() < 0.1) array.length += 1; // a hole
+      return array;
+    }
+    const object = {};
+    for (let i = Math.floor(next() * 4); i > 0; i--) object[pick(["a", "b", "toJSON", "__proto__x", "k"])] = value(depth + 1);
+    return object;
+  };
+  // Exactly JSON: JSON.parse(JSON.stringify(v)) is v (a -0 is written 0, as RFC 8785 does).
+  const exact = (v) => {
+    if (v === null || typeof v === "boolean" || typeof v === "string") return typeof v !== "string" || v.isWellFormed();
+    if (typeof v === "number") return Number.isFinite(v);
+    if (Array.isArray(v)) return Object.keys(v).length === v.length && v.every(exact);
+    if (typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) return !Object.hasOwn(v, "toJSON") && Object.values(v).every(exact);
+    return false;
+  };
+  let accepted = 0;
+  for (let i = 0; i < 3_000; i++) {
+    const args = { v: value(0) };
+    let change;
+    try {
+      change = toolCallChange("t", args);
+    } catch (error) {
+      assert.equal(error.code, "invalid_input", error.message);
+      assert.ok(!exact(args), `refused JSON data: ${error.message}`);
+      continue;
+    }
+    accepted += 1;
+    assert.ok(exact(args), `accepted what JSON would change: ${change.proposed_change.to}`);
+    // The person's lines and the tool's arguments come from the same text, equal to the caller's value.
+    const shown = changeLines(change.node_id, change.proposed_change)[0];
+    assert.ok(shown.endsWith(change.proposed_change.to), shown);
+    assert.deepEqual(JSON.parse(change.proposed_change.to), JSON.parse(JSON.stringify(args)));
+  }
+  assert.ok(accepted > 300, `only ${accepted} accepted: the generator should make plenty of JSON data`);
+});
+
 test("a confirmation of a tool call passes for exactly its arguments, in any order, and for nothing else", () => {
   const signer = { keyId: "approver", secret: "0123456789abcdef0123456789abcdef-tools" };
   const guard = new Guard({ keys: { [signer.keyId]: signer.secret } });

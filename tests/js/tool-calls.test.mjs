@@ -63,7 +63,8 @@ test("altered arguments, another tool, another call's approval and an expired ap
   assert.equal(await refused({ ...call, arguments: { ...call.arguments, to: "eve@example.com" } }), "change_mismatch");
   assert.equal(await refused({ ...call, arguments: { ...call.arguments, bcc: "eve@example.com" } }), "change_mismatch");
   assert.equal(await refused({ ...call, callId: "call-2" }), "change_mismatch");
-  assert.equal(await refused({ ...call, tool: "flaky", arguments: call.arguments }), "node_mismatch");
+  // Another tool is another action: refused before the node is compared.
+  assert.equal(await refused({ ...call, tool: "flaky", arguments: call.arguments }), "change_mismatch");
   const old = await approve(store, governed, { ...call, callId: "call-3" }, Date.now() - 25 * 3600 * 1000);
   assert.equal((await governed.run({ ...call, callId: "call-3" }, old)).result.rejection.phase, "expired_time");
   assert.deepEqual(sent, []);

@@ -136,8 +136,20 @@ export async function createMcpGateway(options) {
   async function pendingFromState(state) {
     // A request state names a call id this gateway made (a UUID): nothing else reaches the store's keys.
     if (typeof state !== "string" || !CALL_ID.test(state.slice(STATE_PREFIX.length)) || !state.startsWith(STATE_PREFIX)) return null;
-    const text = await store.get(pendingKey(state.slice(STATE_PREFIX.length)));
-    return typeof text === "string" ? JSON.parse(text) : null;
+    let text;
+    try {
+      text = await store.get(pendingKey(state.slice(STATE_PREFIX.length)));
+    } catch (error) {
+      throw typedError("storage_error", "store", `the store failed to read a pending call: ${error?.message ?? String(error)}`);
+    }
+    if (text === null || text === undefined) return null;
+    try {
+      const pending = typeof text === "string" ? JSON.parse(text) : null;
+      if (isPlainObject(pending) && typeof pending.callId === "string" && typeof pending.tool === "string") return pending;
+    } catch {
+      // Refused below.
+    }
+    throw typedError("storage_error", "store", "a pending call in the store is not one this gateway wrote");
   }
 
   /** A new pending approval for `call`, asked by `asker` over `connection`, saved before the client hears of it. */

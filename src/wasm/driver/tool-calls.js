@@ -66,9 +66,15 @@ export function ranOf(result) {
 }
 
 function ranOfResult(result) {
+  if (result?.outcome === "applied") return "ran";
+  // What the action came to, as the Executor's ledger says, comes first: a refusal of one approval (expired,
+  // cancelled, never stored) of an action that ran is still an action that ran.
+  const first = result?.first_run?.state;
+  if (first === "applied" || first === "reconciled_applied") return "ran";
+  if (first === "in_flight") return "may_have_run";
+  if (first === "reconciled_not_applied") return "not_run";
   const phase = result?.rejection?.phase;
-  if (phase === "already_consumed" || (phase === "action_already_ran" && result?.first_run?.state !== "reconciled_not_applied")) return "ran";
-  if (phase === "action_already_ran") return "not_run";
+  if (phase === "already_consumed") return "ran";
   if (phase === "in_flight" || phase === "action_in_flight" || result?.confirmation_state === "in_flight") return "may_have_run";
   return "not_run";
 }
@@ -227,14 +233,30 @@ export function governToolCalls(given, givenOptions) {
    * (so a framework resuming a restored state gets the same result, not a second run), else the refusal.
    */
   async function firstRun(result) {
-    const phase = result.rejection?.phase;
+    // The confirmation whose Apply ran the action: the ledger's, or this one when it was used.
     const ranBy =
-      phase === "already_consumed" ? result.confirmation_id : phase === "action_already_ran" && result.first_run?.state === "applied" ? result.first_run.confirmation_id : null;
+      result.first_run?.state === "applied" ? result.first_run.confirmation_id : result.rejection?.phase === "already_consumed" ? result.confirmation_id : null;
     if (ranBy !== null && keepOutputs) {
-      const kept = await stored("read a kept output", () => store.get(outputKey(ranBy)));
-      if (typeof kept === "string") return { outcome: "applied", output: JSON.parse(kept).output, result, approved: true, repeated: true };
+      const kept = await keptOutput(ranBy);
+      if (kept !== null) return { outcome: "applied", output: kept.output, result, approved: true, repeated: true };
     }
     return { outcome: result.outcome, result };
+  }
+
+  /** The output kept for confirmation `confirmationId`'s run: `{ output }`, null, or a typed error for a record that is not one. */
+  async function keptOutput(confirmationId) {
+    const text = await stored("read a kept output", () => store.get(outputKey(confirmationId)));
+    if (text === null || text === undefined) return null;
+    let kept;
+    try {
+      kept = typeof text === "string" ? JSON.parse(text) : undefined;
+    } catch {
+      kept = undefined;
+    }
+    if (!isPlainObject(kept) || !Object.hasOwn(kept, "output")) {
+      throw typedError("storage_error", "store", `the output kept for confirmation ${confirmationId} is not one this library wrote`);
+    }
+    return kept;
   }
 
   async function runRead(read, confirmationId, context) {
@@ -282,7 +304,7 @@ export function governToolCalls(given, givenOptions) {
     const verdict = checkRead(read, confirmation);
     if (verdict.verdict !== "pass") {
       const phase = verdict.phase ?? verdict.verdict;
-      throw Object.assign(typedError("not_approved", "confirmation", `this confirmation does not approve ${read.tool} (call ${read.callId}): ${phase}: ${verdict.reason}`), { verdict });
+      throw Object.assign(typedError("not_approved", "confirmation", `this confirmation does not approve ${read.tool} (call ${read.callId}): ${phase}: ${verdict.reason}`), { verdict, confirmationId: readAt("confirmation", () => confirmation.confirmation_id) });
     }
     // The index first: a crash before the save leaves an index to a confirmation not kept (refused when run,
     // kept on the next approve), never a kept confirmation no index finds.
@@ -338,12 +360,25 @@ export function governToolCalls(given, givenOptions) {
     async runWith(call, confirmation, context) {
       const read = readCall(call);
       if (whitelist.has(read.tool)) return runRead(read, undefined, context);
-      return runRead(read, await keep(read, confirmation), context);
+      let confirmationId;
+      try {
+        confirmationId = await keep(read, confirmation);
+      } catch (error) {
+        // Not a confirmation that runs the call now (expired, cancelled, unsigned...): if the call ran, or
+        // may have, by another approval, that is the answer, never "not approved".
+        if (error?.code !== "not_approved") throw error;
+        let ran;
+        try {
+          ran = await executor.execute(requestFor(read, error.confirmationId));
+        } catch {
+          throw error;
+        }
+        if (ranOfResult(ran) !== "not_run") return firstRun(ran);
+        throw error;
+      }
+      return runRead(read, confirmationId, context);
     },
     /** The output kept for confirmation `confirmationId`'s run (with `keepOutputs`): `{ output }`, or null. */
-    async output(confirmationId) {
-      const text = await stored("read a kept output", () => store.get(outputKey(String(confirmationId))));
-      return typeof text === "string" ? JSON.parse(text) : null;
-    },
+    output: (confirmationId) => keptOutput(String(confirmationId)),
   };
 }
