@@ -18,12 +18,14 @@ const budgets = {
   // approved and the outcome on the loop's telemetry records: 496,433 (+919). The gated playbook's storage
   // in the core instead of the binding: 496,822 (+389). One action, one run (the action ledger, the signed
   // action id, the idempotency key): 502,333 (+5,511). Numbers read correctly rounded (serde_json's
-  // `float_roundtrip`): 510,366 (+8,033).
-  full: { budget: 260_000, longTerm: 150_000, ceiling: 510_500 },
+  // `float_roundtrip`): 510,366 (+8,033). Only JSON crosses into an approval (the exact reader of tool
+  // arguments) and refusals that name the action's run: 512,707 (+2,341).
+  full: { budget: 260_000, longTerm: 150_000, ceiling: 512_900 },
   // 2026-11-25: 420,163 raw / 179,735 gzip on stable Rust; 366,867 / 160,349 with std rebuilt for size.
   // Then `Guard.checkAsync`: 374,380 / 163,828 (+3,479). Then one action, one run: 385,296 / 169,302 (+5,474).
-  // Then numbers read correctly rounded: 400,243 / 177,455 (+8,153).
-  guard: { budget: 90_000, longTerm: 50_000, ceiling: 177_600 },
+  // Then numbers read correctly rounded: 400,243 / 177,455 (+8,153). Then the exact JSON reader of tool
+  // arguments and refusals that name the action's run: 405,148 / 179,293 (+1,838).
+  guard: { budget: 90_000, longTerm: 50_000, ceiling: 179_500 },
 };
 
 const args = process.argv.slice(2);
