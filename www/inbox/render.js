@@ -100,6 +100,19 @@ function machineFacts(approval, facts, words) {
  * The card of one approval; `actions` are the buttons its state allows and `after` what the history adds (its
  * outcome and audit trail), both built by the caller.
  */
+/** The same change's earlier run: when (in the page's language), which approval and who approved it (as ids), its receipt. */
+function ranBefore(ran, words) {
+  return element(
+    "dd",
+    { class: "warning", "data-testid": "ran-before" },
+    words.ranBeforeAt(new Date(ran.at).toLocaleString(words.locale)),
+    element("code", { text: ran.approval_id }),
+    words.ranBeforeBy,
+    element("code", { text: shown(ran.approver) || "—" }),
+    words.ranBeforeReceipt(ran.seq),
+  );
+}
+
 export function approvalCard(approval, words, now, actions, after = [], facts = null) {
   // The guard could not render this one record: say so, show what it kept, and offer nothing to act on.
   if (approval.state === "unreadable") {
@@ -139,7 +152,7 @@ export function approvalCard(approval, words, now, actions, after = [], facts = 
       note ? element("dd", { class: "agent-note agent-text", text: shown(note) }) : null,
       // The same change already ran by another approval: approving this one does it again.
       approval.ran_before ? element("dt", { text: words.ranBefore }) : null,
-      approval.ran_before ? element("dd", { class: "warning", "data-testid": "ran-before", text: words.ranBeforeText({ ...approval.ran_before, approver: shown(approval.ran_before.approver) }) }) : null,
+      approval.ran_before ? ranBefore(approval.ran_before, words) : null,
       // Retries of one call join its approval: how many times the agent asked.
       approval.asks > 1 ? element("dt", { text: words.asked }) : null,
       approval.asks > 1 ? element("dd", { "data-testid": "asks", text: words.askedTimes(approval.asks) }) : null,
