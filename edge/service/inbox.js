@@ -2,7 +2,7 @@
 // the Executor's confirmation store and the audit trail of one inbox, and runs the Executor. Requests reach
 // it only through the worker, which authenticates bearer tokens and names the caller's roles.
 import { DurableObject } from "cloudflare:workers";
-import { Executor, Guard, changeDigest, formatTime, passkeySignCount, requestFor, stateVersion } from "agent-governor/guard";
+import { Executor, Guard, changeDigest, formatTime, parseTime, passkeySignCount, requestFor, stateVersion } from "agent-governor/guard";
 import { Database } from "./database.js";
 import { HttpError, errorResponse, json, onlyKeys, pathSegments, readJsonObject, requireText } from "./http.js";
 import { APPROVAL_STATES, approvalView, readProposal, reconfirmation, unreadableView } from "./proposal.js";
@@ -301,10 +301,14 @@ export class ApprovalInbox extends DurableObject {
     }
   }
 
-  /** The receipt of the same change applied by another approval, as `{ approval_id, at, approver, seq }`, or null. */
+  /**
+   * The receipt of the same change applied by another approval, as `{ approval_id, at, at_ms, approver, seq }`
+   * (the time read by the core), or null.
+   */
   ranBefore(row) {
     const receipt = this.db.lastAppliedReceipt(changeDigest(row.proposal.node_id, row.proposal.proposed_change), row.id);
-    return receipt === null ? null : { approval_id: receipt.approval_id, at: receipt.at, approver: receipt.approver, seq: receipt.seq };
+    if (receipt === null) return null;
+    return { approval_id: receipt.approval_id, at: receipt.at, at_ms: parseTime(receipt.at), approver: receipt.approver, seq: receipt.seq };
   }
 
   publish(id) {

@@ -187,6 +187,7 @@ test("an agent's identical retries join one approval, counted; once signed, the 
     const nextView = (await guard.client.get(`/v1/approvals/${next.approvalId}`)).body;
     assert.equal(nextView.ran_before.approval_id, asked[0].approvalId);
     assert.equal(nextView.ran_before.seq, done._meta["agent-governor/receipt"].seq);
+    assert.equal(nextView.ran_before.at_ms, Date.parse(done._meta["agent-governor/receipt"].at), "the receipt's time, read by the core");
     assert.equal(nextView.asks, 1);
   } finally {
     await client.close();

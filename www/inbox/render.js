@@ -105,7 +105,7 @@ function ranBefore(ran, words) {
   return element(
     "dd",
     { class: "warning", "data-testid": "ran-before" },
-    words.ranBeforeAt(new Date(ran.at).toLocaleString(words.locale)),
+    words.ranBeforeAt(new Date(ran.at_ms).toLocaleString(words.locale)),
     element("code", { text: ran.approval_id }),
     words.ranBeforeBy,
     element("code", { text: shown(ran.approver) || "—" }),
