@@ -110,6 +110,8 @@ writeInlinedModule();
 const values = exportedValues();
 const reexports = (specifier) => `export {\n${values.map((value) => `  ${value},`).join("\n")}\n} from "${specifier}";`;
 const sharedJs = shared.map((specifier) => `export * from "${specifier}";`).join("\n");
+// The package's one reading of options (beside the approver helpers): init's options are read with it.
+const optionsModule = shared[0].replace(/index\.js$/, "options.js");
 const sharedTypes = shared.map((specifier) => `export * from "${specifier}";`).join("\n");
 
 const entries = {
@@ -146,10 +148,16 @@ ${sharedJs}
   "init.js": `// Explicit-loading entry: nothing runs on import; \`await init()\` loads the .wasm file next to this one
 // (bundlers that understand \`new URL(…, import.meta.url)\` emit it), or from \`module_or_path\`.
 import { initModule } from "./load.js";
+import { readOptions } from "${optionsModule}";
 import loadBindings from "${glue}";
 
 /** Loads the WebAssembly module once; every export works after it resolves. */
 export function init(options) {
+  try {
+    readOptions("init", "options", options, { module_or_path: "any" });
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return initModule(loadBindings, options, () => new URL("${wasmFile}", import.meta.url));
 }
 
@@ -160,6 +168,7 @@ ${sharedJs}
 // URL or a path given as \`module_or_path\` is read from disk, an http(s) URL fetched.
 import { readFile } from "node:fs/promises";
 import { initModule } from "./load.js";
+import { readOptions } from "${optionsModule}";
 import loadBindings from "${glue}";
 
 function fromDisk(source) {
@@ -171,6 +180,11 @@ function fromDisk(source) {
 
 /** Loads the WebAssembly module once; every export works after it resolves. */
 export function init(options) {
+  try {
+    readOptions("init", "options", options, { module_or_path: "any" });
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return initModule(loadBindings, options, () => readFile(new URL("${wasmFile}", import.meta.url)), fromDisk);
 }
 

@@ -32,6 +32,9 @@ pub struct InputError {
     pub code: InputErrorCode,
     pub path: String,
     pub message: String,
+    /// For a field the shape does not have: the fields it has (so a caller can name its own options too).
+    #[serde(skip)]
+    pub known_fields: Vec<String>,
 }
 
 impl InputError {
@@ -40,6 +43,7 @@ impl InputError {
             code,
             path: path.into(),
             message: message.into(),
+            known_fields: Vec::new(),
         }
     }
 
@@ -144,7 +148,29 @@ fn located_error(text: &str, error: &serde_json::Error) -> InputError {
     }) {
         return InputError::invalid(parent, message);
     }
+    if let Some((field, known)) = unknown_field_of(&message) {
+        let names: Vec<&str> = known.iter().map(String::as_str).collect();
+        let reworded = crate::closest_name::not_known(&field, "a known field", &names);
+        return InputError {
+            known_fields: known,
+            ..InputError::invalid(path, reworded)
+        };
+    }
     InputError::invalid(path, message)
+}
+
+/// The field and the known fields of serde's "unknown field `x`, expected one of `a`, `b`" (or "expected
+/// `a`", or "there are no fields"), reworded as "`x` is not a known field; did you mean `a`?".
+fn unknown_field_of(message: &str) -> Option<(String, Vec<String>)> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (field, expected) = rest.split_once('`')?;
+    let known = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect();
+    Some((field.to_owned(), known))
 }
 
 /// serde_json appends " at line L column C" to its messages; the path already says where.

@@ -11,6 +11,7 @@
 pub mod body_json;
 #[cfg(feature = "closer")]
 pub mod closer;
+pub mod closest_name;
 #[cfg(feature = "control")]
 pub mod control;
 pub mod display;

@@ -191,3 +191,32 @@ fn the_located_path_is_serde_path_to_errors_for_every_broken_field() {
     println!("{compared} broken inputs located the same way");
     assert!(compared > 300, "only {compared} comparisons");
 }
+
+#[test]
+fn an_unknown_field_is_named_with_the_field_meant() {
+    let error = agent_governor::input::parse_json_str::<agent_governor::closer::DecisionOptions>(
+        r#"{"confidenceTreshold":0.9}"#,
+    )
+    .unwrap_err();
+    assert_eq!(error.path, "confidenceTreshold");
+    assert_eq!(
+        error.message,
+        "`confidenceTreshold` is not a known field; did you mean `confidenceThreshold`?"
+    );
+    assert!(
+        error
+            .known_fields
+            .iter()
+            .any(|field| field == "requiredItems")
+    );
+    let far = agent_governor::input::parse_json_str::<agent_governor::closer::DecisionOptions>(
+        r#"{"colour":1}"#,
+    )
+    .unwrap_err();
+    assert!(
+        far.message
+            .starts_with("`colour` is not a known field (known: confidenceThreshold, "),
+        "{}",
+        far.message
+    );
+}

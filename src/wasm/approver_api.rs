@@ -128,7 +128,13 @@ impl Guard {
                 ),
             )));
         }
-        args::only_known_keys("options", &options, &["version", "now"]).map_err(invalid)?;
+        args::only_known_keys(
+            "Guard.checkAction",
+            "options",
+            &options,
+            &["version", "now"],
+        )
+        .map_err(invalid)?;
         let now = args::optional_now("options.now", &property(&options, "now")).map_err(invalid)?;
         let version =
             args::identifier("options.version", &property(&options, "version")).map_err(invalid)?;

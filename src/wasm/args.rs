@@ -232,7 +232,11 @@ pub fn optional_number(path: &str, value: &JsValue) -> Result<Option<f64>, Input
     }
     match value.as_f64() {
         Some(number) if number.is_finite() => Ok(Some(number)),
-        _ => Err(InputError::invalid(
+        Some(number) => Err(InputError::invalid(
+            path,
+            format!("must be a finite number, got {number}"),
+        )),
+        None => Err(InputError::invalid(
             path,
             format!("must be a finite number, got {}", kind_of(value)),
         )),
@@ -279,9 +283,15 @@ fn too_large(path: &str, size: usize, limit: usize) -> InputError {
     )
 }
 
-/// Refuses an object with a key outside `allowed` (a misspelt option must not silently fall back to its
-/// default). The error's path names the key.
-pub fn only_known_keys(path: &str, value: &JsValue, allowed: &[&str]) -> Result<(), InputError> {
+/// Refuses a key of `value` that `allowed` does not list: `invalid_input` at `path.key`, naming `owner` (the
+/// API the options are for) and the known name closest to it ("`sealkey` is not an option of Executor;
+/// did you mean `sealKey`?"). Symbol keys are not data and are not read.
+pub fn only_known_keys(
+    owner: &str,
+    path: &str,
+    value: &JsValue,
+    allowed: &[&str],
+) -> Result<(), InputError> {
     if !value.is_object() {
         return Ok(());
     }
@@ -292,13 +302,16 @@ pub fn only_known_keys(path: &str, value: &JsValue, allowed: &[&str]) -> Result<
             format!("cannot be read: {}", super::errors::thrown_message(&thrown)),
         )
     })?;
-    // Symbol keys are not data; every string key must be a known field.
     for key in keys.iter().filter_map(|key| key.as_string()) {
         if !allowed.contains(&key.as_str()) {
-            let expected = allowed.join(", ");
+            let at = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
             return Err(InputError::invalid(
-                format!("{path}.{key}"),
-                format!("is not a known field (expected one of: {expected})"),
+                at,
+                crate::closest_name::not_known(&key, &format!("an option of {owner}"), allowed),
             ));
         }
     }

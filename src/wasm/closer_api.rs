@@ -285,7 +285,7 @@ fn build_closer(setup: &JsValue) -> Result<JsCloser, JsValue> {
     let loader = JsPromptLoader(optional_function(setup, "loadPrompt")?);
     let logger = optional_logger(setup, "options.logger")?;
     let options: CloserOptions =
-        options_from_setup(setup, &["loadPrompt", "logger"]).map_err(invalid)?;
+        options_from_setup("Closer", setup, &["loadPrompt", "logger"]).map_err(invalid)?;
     let mut closer = Closer::new(options, loader);
     if let Some(logger) = logger {
         closer = closer.with_logger(Rc::new(JsLogger(logger)));

@@ -1,7 +1,7 @@
 //! Crossing the boundary: JS values in as typed Rust values (through JSON text, so errors carry the path
 //! of the bad field), typed Rust values out as plain JS objects.
 
-use crate::input::{InputError, Validate, parse_json_str};
+use crate::input::{InputError, Validate};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::{JsCast, JsValue};
@@ -97,10 +97,16 @@ pub fn from_js_list<T: DeserializeOwned>(
     from_js_any(path, value)
 }
 
-/// Reads any JSON value as `T` (for free-form data such as a structured output).
+/// Reads any JSON value as `T` (for free-form data such as a structured output). Only JSON data crosses:
+/// what `JSON.stringify` would change (`NaN`, `Infinity`, a `Date`, a `Map`, a hole, a getter, a cycle) is
+/// refused with its path instead of being read as something else; a member set to `undefined` is absent.
 pub fn from_js_any<T: DeserializeOwned>(path: &str, value: &JsValue) -> Result<T, InputError> {
+    if value.is_undefined() {
+        return Err(InputError::invalid(path, "is required"));
+    }
+    super::exact_json::check_json_data(path, value)?;
     let text = to_json_text(path, value)?;
-    parse_json_str(&text).map_err(|error| error.within(path))
+    crate::input::parse_json_str(&text).map_err(|error| error.within(path))
 }
 
 /// Reads and validates a JS object as `T`; every error path is prefixed with `path`.
@@ -114,25 +120,57 @@ pub fn from_js_valid<T: DeserializeOwned + Validate>(
 }
 
 /// Reads the data part of a setup object that also carries host ports (functions, stores): the `ports`
-/// keys are left out, the rest is parsed as `T` and validated, errors under `options`.
+/// keys are left out, the rest is parsed as `T` and validated, errors under `options`. A key that is
+/// neither a port nor a field of `T` is refused as not an option of `owner`, with the closest name.
 pub fn options_from_setup<T: DeserializeOwned + Validate>(
+    owner: &str,
     setup: &JsValue,
     ports: &[&str],
 ) -> Result<T, InputError> {
-    let text = to_json_text("options", setup)?;
-    let mut value: serde_json::Value =
-        parse_json_str(&text).map_err(|error| error.within("options"))?;
-    let Some(object) = value.as_object_mut() else {
+    if !super::args::is_plain_object(setup) {
         return Err(InputError::invalid(
             "options",
-            format!("must be an object, got {}", super::args::kind_of(setup)),
+            format!(
+                "must be a plain object, got {}",
+                super::args::kind_of(setup)
+            ),
         ));
-    };
-    for port in ports {
-        object.remove(*port);
     }
+    // Every key is a field of `T` or a port (the fields as serde names them, from its answer to a key no
+    // shape has): a misspelt option is named before its value is read.
+    let fields = crate::input::parse_json_str::<T>(r#"{"\u0000":0}"#)
+        .err()
+        .map(|error| error.known_fields)
+        .unwrap_or_default();
+    if !fields.is_empty() {
+        let known: Vec<&str> = fields
+            .iter()
+            .map(String::as_str)
+            .chain(ports.iter().copied())
+            .collect();
+        super::args::only_known_keys(owner, "options", setup, &known)?;
+    }
+    // The ports are the host's objects and functions: the rest must be JSON data, exactly.
+    let data = js_sys::Object::new();
+    for key in js_sys::Reflect::own_keys(setup)
+        .map_err(|thrown| InputError::invalid("options", super::errors::thrown_message(&thrown)))?
+        .iter()
+    {
+        if key
+            .as_string()
+            .is_some_and(|name| ports.contains(&name.as_str()))
+        {
+            continue;
+        }
+        let member = js_sys::Reflect::get(setup, &key).map_err(|thrown| {
+            InputError::invalid("options", super::errors::thrown_message(&thrown))
+        })?;
+        let _ = js_sys::Reflect::set(&data, &key, &member);
+    }
+    super::exact_json::check_json_data("options", &data)?;
+    let text = to_json_text("options", &data)?;
     let options: T =
-        crate::input::parse_json_value(value).map_err(|error| error.within("options"))?;
+        crate::input::parse_json_str(&text).map_err(|error| error.within("options"))?;
     options
         .validate()
         .map_err(|error| error.within("options"))?;

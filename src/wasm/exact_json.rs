@@ -20,14 +20,35 @@ pub fn exact_json(path: &str, value: &JsValue) -> Result<Value, InputError> {
     let mut budget = Budget {
         root: path,
         left: MAX_INPUT_BYTES,
+        undefined_is_absent: false,
+        keep: true,
     };
     read(path, value, 0, &mut budget)
 }
 
-/// What may still be read, and the path a value too large is reported at (the whole value's).
+/// Checks that `value` (options, a record) is JSON data as [`exact_json`] reads it, without keeping a copy
+/// (`JSON.stringify` then writes it unchanged), except that a member set to `undefined` is an option not
+/// given (as TypeScript's optional members are written). Everything else JSON would change is refused
+/// with its path (`NaN`, a `Date`, a hole, a getter, ...).
+#[inline(never)]
+pub fn check_json_data(path: &str, value: &JsValue) -> Result<(), InputError> {
+    let mut budget = Budget {
+        root: path,
+        left: MAX_INPUT_BYTES,
+        undefined_is_absent: true,
+        keep: false,
+    };
+    read(path, value, 0, &mut budget).map(drop)
+}
+
+/// What may still be read, the path a value too large is reported at (the whole value's), and whether an
+/// `undefined` member is absent or refused.
 struct Budget<'a> {
     root: &'a str,
     left: usize,
+    undefined_is_absent: bool,
+    /// Whether the value read is built (or only checked).
+    keep: bool,
 }
 
 fn refused(path: &str, why: impl Into<String>) -> InputError {
@@ -38,7 +59,7 @@ fn spend(budget: &mut Budget, amount: usize) -> Result<(), InputError> {
     budget.left = budget.left.checked_sub(amount).ok_or_else(|| {
         refused(
             budget.root,
-            format!("is over {MAX_INPUT_BYTES} bytes of JSON: too large to approve"),
+            format!("is over {MAX_INPUT_BYTES} bytes of JSON: too large"),
         )
     })?;
     Ok(())
@@ -92,6 +113,17 @@ fn read(
         });
     }
     if let Some(string) = value.dyn_ref::<JsString>() {
+        if !budget.keep {
+            // Only checked: not copied into wasm memory.
+            spend(budget, string.length() as usize + 2)?;
+            if !string.is_valid_utf16() {
+                return Err(refused(
+                    path,
+                    "holds a lone surrogate: JSON text must be well-formed",
+                ));
+            }
+            return Ok(Value::Null);
+        }
         return text(path, string, budget).map(Value::String);
     }
     if Array::is_array(value) {
@@ -161,7 +193,10 @@ fn array(
             return Err(refused(&at, "is a hole: JSON would write null"));
         }
         let item = Reflect::get(value, &key).map_err(|error| thrown(&at, &error))?;
-        items.push(read(&at, &item, depth + 1, budget)?);
+        let item = read(&at, &item, depth + 1, budget)?;
+        if budget.keep {
+            items.push(item);
+        }
     }
     Ok(Value::Array(items))
 }
@@ -208,6 +243,9 @@ fn object(
         let member = Reflect::get(&descriptor, &JsValue::from_str("value"))
             .map_err(|error| thrown(&at, &error))?;
         if member.is_undefined() {
+            if budget.undefined_is_absent {
+                continue;
+            }
             return Err(refused(&at, "is undefined: JSON would drop the member"));
         }
         if name == "toJSON" {
@@ -216,7 +254,10 @@ fn object(
                 "is a toJSON member: JSON would write what it returns, not this object",
             ));
         }
-        members.insert(name, read(&at, &member, depth + 1, budget)?);
+        let member = read(&at, &member, depth + 1, budget)?;
+        if budget.keep {
+            members.insert(name, member);
+        }
     }
     Ok(Value::Object(members))
 }

@@ -97,6 +97,13 @@ pub fn direct(
     #[wasm_bindgen(unchecked_param_type = "Confirmation")] confirmation: JsValue,
 ) -> Result<Promise, JsValue> {
     require_object(&ports, "ports must be an object { skill, now?, audit? }")?;
+    args::only_known_keys(
+        "applyDirectly",
+        "",
+        &ports,
+        &["skill", "now", "audit", "auditTimeoutMs", "language"],
+    )
+    .map_err(invalid)?;
     let skill = JsSkill::from_js(property(&ports, "skill"))?;
     let clock = JsClock(optional_function(&ports, "now")?);
     let audit = read_audit(&ports)?;
@@ -111,6 +118,21 @@ pub fn direct(
         Ok(answer.into())
     }))
 }
+
+/// The options `new Executor(...)` reads (see `ExecutorPorts` in the declarations).
+pub const EXECUTOR_OPTIONS: &[&str] = &[
+    "store",
+    "skill",
+    "skills",
+    "keys",
+    "now",
+    "audit",
+    "auditTimeoutMs",
+    "clockSkewMs",
+    "language",
+    "audience",
+    "sealKey",
+];
 
 /// Consumes human confirmations, one Apply each, over the host's store and skill.
 #[wasm_bindgen(js_name = Executor)]
@@ -128,6 +150,7 @@ impl JsExecutor {
             &ports,
             "ports must be an object { store, skill or skills, keys, now?, audit? }",
         )?;
+        args::only_known_keys("Executor", "", &ports, EXECUTOR_OPTIONS).map_err(invalid)?;
         let store = JsStore::from_js(property(&ports, "store"))?;
         let skills = read_skills(&ports)?;
         let clock = JsClock(optional_function(&ports, "now")?);
@@ -289,7 +312,13 @@ fn read_take_options(options: &JsValue) -> Result<(Option<String>, Option<u32>),
             ),
         )));
     }
-    args::only_known_keys("options", options, &["version", "lastSignCount"]).map_err(invalid)?;
+    args::only_known_keys(
+        "Executor.takeAction",
+        "options",
+        options,
+        &["version", "lastSignCount"],
+    )
+    .map_err(invalid)?;
     let version = property(options, "version");
     let version = if args::is_absent(&version) {
         None

@@ -60,7 +60,8 @@ impl Guard {
             )));
         }
         args::only_known_keys(
-            "setup",
+            "Guard",
+            "",
             &setup,
             &["keys", "clockSkewMs", "language", "audience"],
         )

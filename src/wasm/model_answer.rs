@@ -122,10 +122,7 @@ fn read_bounds(
                 .collect();
             return Err(InputError::invalid(
                 format!("options.{key}"),
-                format!(
-                    "is not an option here; the options are {}",
-                    known.join(", ")
-                ),
+                crate::closest_name::not_known(key, "an option here", &known),
             ));
         };
         let bound = ListBound::new(

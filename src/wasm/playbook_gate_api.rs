@@ -97,6 +97,13 @@ fn read_evaluation(value: &JsValue) -> Result<(HeldOut, JsEvaluator), JsValue> {
             ),
         )));
     }
+    args::only_known_keys(
+        "GatedPlaybook.evaluate",
+        "evaluation",
+        value,
+        &["cases", "evaluate", "timeoutMs"],
+    )
+    .map_err(invalid)?;
     let cases = Reflect::get(value, &"cases".into()).unwrap_or(JsValue::UNDEFINED);
     if !Array::is_array(&cases) {
         return Err(invalid(InputError::invalid(
@@ -221,7 +228,11 @@ fn read_setup(value: &JsValue) -> Result<GatedPlaybook, JsValue> {
             other => {
                 return Err(invalid(InputError::invalid(
                     format!("setup.{other}"),
-                    "is not an option of GatedPlaybook (playbook, policy)",
+                    crate::closest_name::not_known(
+                        other,
+                        "an option of GatedPlaybook",
+                        &["playbook", "policy"],
+                    ),
                 )));
             }
         }

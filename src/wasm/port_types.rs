@@ -41,6 +41,10 @@ export type ExecutorPorts = {
   clockSkewMs?: number;
   /** Language of reasons and messages: "en" (default) or "ja" (the seed's wording). */
   language?: Language;
+  /** This Executor's audience: only confirmations made for it pass (none: only those made for none). */
+  audience?: string;
+  /** The secret that seals the confirmation records it stores (at least 32 bytes): a record edited in the store is refused. */
+  sealKey?: string;
 } & (
   /** One skill for every change type; with `skills`, for the types `skills` does not name. */
   | { skill: ExecutorSkill; skills?: Record<string, ExecutorSkill> }

@@ -96,6 +96,21 @@ pub fn create_governor(
             "ports must be an object { llm, store, ... }",
         ));
     }
+    args::only_known_keys(
+        "createGovernor",
+        "",
+        &ports,
+        &[
+            "llm",
+            "store",
+            "now",
+            "loadPrompt",
+            "promptRoot",
+            "logger",
+            "language",
+        ],
+    )
+    .map_err(invalid)?;
     let llm = JsQueryFn::from_js(
         "llm",
         Reflect::get(&ports, &"llm".into()).unwrap_or(JsValue::UNDEFINED),
@@ -143,7 +158,8 @@ impl JsGovernor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "CloserOptions")] options: JsValue,
     ) -> Result<super::closer_api::JsCloser, JsValue> {
-        let mut parsed: CloserOptions = options_from_setup(&options, &[]).map_err(invalid)?;
+        let mut parsed: CloserOptions =
+            options_from_setup("governor.closer", &options, &[]).map_err(invalid)?;
         if !names_language(&options) {
             parsed.language = self.language;
         }
@@ -160,7 +176,8 @@ impl JsGovernor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "WatcherOptions")] options: JsValue,
     ) -> Result<super::watcher_api::JsWatcher, JsValue> {
-        let mut parsed: WatcherOptions = options_from_setup(&options, &[]).map_err(invalid)?;
+        let mut parsed: WatcherOptions =
+            options_from_setup("governor.watcher", &options, &[]).map_err(invalid)?;
         if !names_language(&options) {
             parsed.language = self.language;
         }
@@ -180,7 +197,7 @@ impl JsGovernor {
         let mut parsed: ReflectorOptions = if options.is_undefined() {
             ReflectorOptions::default()
         } else {
-            options_from_setup(&options, &[]).map_err(invalid)?
+            options_from_setup("governor.reflector", &options, &[]).map_err(invalid)?
         };
         if !names_language(&options) {
             parsed.language = self.language;

@@ -155,7 +155,7 @@ impl JsWatcher {
         let loader = JsPromptLoader(optional_function(&setup, "loadPrompt")?);
         let logger = optional_logger(&setup, "logger")?;
         let options: WatcherOptions =
-            options_from_setup(&setup, &["store", "now", "loadPrompt", "logger"])
+            options_from_setup("Watcher", &setup, &["store", "now", "loadPrompt", "logger"])
                 .map_err(invalid)?;
         let mut watcher = Watcher::new(options, loader, store, clock);
         if let Some(logger) = logger {

@@ -6,6 +6,7 @@
 import { changeLines, governToolCalls, refusalOf } from "agent-governor";
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
+import { GOVERN_TOOL_CALLS_OPTIONS, readOptions } from "../approver/options.js";
 
 /** The adapter's call, from the SDK's tool call (`{ toolCallId, toolName, input }`) or an approval request part. */
 function callOf(given) {
@@ -32,7 +33,8 @@ export function governTools(tools, options) {
   const runners = Object.fromEntries(Object.entries(given).map(([name, tool]) => [name, (args, executionOptions) => tool.execute(args, executionOptions)]));
   // Outputs are kept: a call approved again (a restored state, a second signature) answers with the
   // output it had, never by running again.
-  const governed = governToolCalls(runners, isPlainObject(options) ? { keepOutputs: true, ...options } : options);
+  const givenOptions = readOptions("governTools", "options", options, GOVERN_TOOL_CALLS_OPTIONS, { required: true });
+  const governed = governToolCalls(runners, { keepOutputs: true, ...givenOptions });
 
   const wrapped = Object.fromEntries(
     Object.entries(given).map(([name, tool]) => {

@@ -17,8 +17,11 @@ export type ApprovalInterrupt = {
   refused: { code: string; message: string } | null;
 };
 
-/** As for `governToolCalls`; share the `store` between processes that resume threads. */
-export type GovernGraphToolsOptions = GovernToolCallsOptions;
+/**
+ * As for `governToolCalls`, but `keepOutputs` (every run's output is kept: the node runs again on every
+ * resume); share the `store` between processes that resume threads.
+ */
+export type GovernGraphToolsOptions = Omit<GovernToolCallsOptions, "keepOutputs">;
 
 export interface GovernedGraphTools<TOOLS extends Record<string, (args: any, context?: any) => unknown>> {
   /**

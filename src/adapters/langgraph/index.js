@@ -7,6 +7,7 @@ import { interrupt } from "@langchain/langgraph";
 import { changeLines, governToolCalls, refusalOf } from "agent-governor";
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
+import { EXECUTOR_OPTIONS, readOptions } from "../approver/options.js";
 
 /** The interrupt value's `type`: how a client tells a governed tool's request from the graph's other interrupts. */
 export const APPROVAL_INTERRUPT = "agent-governor/approval";
@@ -23,10 +24,10 @@ export const APPROVAL_INTERRUPT = "agent-governor/approval";
  * runs, and unique in the store (e.g. the thread's id and the model's tool call id).
  */
 export function governGraphTools(tools, options) {
-  if (!isPlainObject(options)) throw typedError("invalid_input", "options", "options must be { store, keys, whitelist?, ... }");
-  // Each run's output is kept: the node runs again from its start on every resume, and a call that ran
-  // before answers with what it returned then, never by running again.
-  const governed = governToolCalls(tools, { ...options, keepOutputs: true });
+  // `keepOutputs` is not an option: each run's output is kept, since the node runs again from its start on
+  // every resume, and a call that ran before answers with what it returned then, never by running again.
+  const givenOptions = readOptions("governGraphTools", "options", options, { ...EXECUTOR_OPTIONS, whitelist: "array" }, { required: true });
+  const governed = governToolCalls(tools, { ...givenOptions, keepOutputs: true });
   /** The output kept for `confirmation`'s run (`{ output }`), when a call ran with it before; null otherwise. */
   const ranBefore = (confirmation) => governed.output(confirmation.confirmation_id);
 

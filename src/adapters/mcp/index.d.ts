@@ -49,6 +49,8 @@ export interface McpGateway {
   approve(callId: string, confirmation: Confirmation): Promise<void>;
   /** The signed receipts of every forwarded call's outcome, in order (verify with `verifyReceipts`). */
   receipts(): Promise<Receipt[]>;
+  /** What the gateway noticed at start and did not act on: each whitelisted tool the upstream does not list, by name. */
+  warnings: { code: "whitelisted_tool_missing"; tool: string; message: string }[];
   governed: GovernedToolCalls;
 }
 

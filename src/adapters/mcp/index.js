@@ -11,6 +11,7 @@ import { CallToolRequestSchema, CallToolResultSchema, ErrorCode, ListToolsReques
 import { changeDigest, changeLines, governToolCalls, notSent, refusalOf, toolCallChange } from "agent-governor";
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
+import { GOVERN_TOOL_CALLS_OPTIONS, closestName, readOptions } from "../approver/options.js";
 import { signReceipt } from "../approver/index.js";
 import { receiptChain } from "./receipts.js";
 
@@ -84,6 +85,41 @@ async function upstreamTools(upstream) {
  */
 const errorResult = (text, meta, ran = "not_run") => ({ content: [{ type: "text", text }], isError: true, _meta: { ...(meta ?? {}), [RAN_META]: ran } });
 
+/** What `createMcpGateway` reads: the options of governed tool calls and the gateway's own. */
+const MCP_GATEWAY_OPTIONS = {
+  ...GOVERN_TOOL_CALLS_OPTIONS,
+  upstream: "object",
+  approvalUrl: "function",
+  receiptKey: "plain",
+  serverInfo: "plain",
+};
+
+/**
+ * The whitelisted names the upstream has, and a warning naming each one it lacks (with the closest tool it
+ * has). Not a string list: a typed error.
+ */
+function whitelistedTools(whitelist, names) {
+  if (!Array.isArray(whitelist) || !whitelist.every((name) => typeof name === "string")) {
+    throw typedError("invalid_input", "options.whitelist", "whitelist must list tool names (strings)");
+  }
+  const present = [];
+  const warnings = [];
+  for (const name of new Set(whitelist)) {
+    if (names.includes(name)) {
+      present.push(name);
+      continue;
+    }
+    const meant = closestName(name, names);
+    const hint = meant === undefined ? "" : `; did you mean ${JSON.stringify(meant)}?`;
+    warnings.push({
+      code: "whitelisted_tool_missing",
+      tool: name,
+      message: `the whitelist names ${JSON.stringify(name)}, which the upstream server does not list: it is not forwarded${hint}`,
+    });
+  }
+  return { present, warnings };
+}
+
 /**
  * Creates the gateway over `upstream`, a connected `Client`. `options`: the Executor's `store` and `keys` (and
  * its other options), `whitelist` (tools forwarded with no approval), `approvalUrl(callId)` (the page where a
@@ -92,8 +128,8 @@ const errorResult = (text, meta, ran = "not_run") => ({ content: [{ type: "text"
  * connect each `createServer()` to a transport (stdio, or a Streamable HTTP session).
  */
 export async function createMcpGateway(options) {
-  if (!isPlainObject(options)) throw typedError("invalid_input", "options", "options must be { upstream, store, keys, receiptKey, ... }");
-  const { upstream, approvalUrl, receiptKey, serverInfo = { name: "agent-governor-mcp-gateway", version: "1" }, ...governOptions } = options;
+  const given = readOptions("createMcpGateway", "options", options, MCP_GATEWAY_OPTIONS, { required: true });
+  const { upstream, approvalUrl, receiptKey, serverInfo = { name: "agent-governor-mcp-gateway", version: "1" }, whitelist = [], ...governOptions } = given;
   if (typeof upstream?.callTool !== "function" || typeof upstream?.listTools !== "function") {
     throw typedError("invalid_input", "options.upstream", "upstream must be a connected MCP Client");
   }
@@ -112,9 +148,13 @@ export async function createMcpGateway(options) {
   // The upstream's tools when the gateway starts; a tool that appears later is not governed and not callable.
   const names = (await upstreamTools(upstream)).map((tool) => tool.name);
   const runners = Object.fromEntries(names.map((name) => [name, (args, context, action) => forward(name, args, context, action)]));
+  // A whitelisted tool the upstream does not have is named (in `warnings`, and on the console); the gateway
+  // starts for the others.
+  const { present, warnings } = whitelistedTools(whitelist, names);
+  for (const warning of warnings) console.warn(`agent-governor MCP gateway: ${warning.message}`);
   // Outputs are kept: a call asked again after it ran (another approval, an old requestState) answers
   // with the result it had, never by running again.
-  const governed = governToolCalls(runners, { keepOutputs: true, ...governOptions });
+  const governed = governToolCalls(runners, { keepOutputs: true, ...governOptions, whitelist: present });
 
   /**
    * Forwards a governed call with its idempotency key. A call that provably never reached the upstream's
@@ -333,6 +373,8 @@ export async function createMcpGateway(options) {
     },
     /** The signed receipts of every forwarded call's outcome, in order (verify with `verifyReceipts`). */
     receipts: () => receipts.list(),
+    /** What the gateway noticed at start and did not act on (a whitelisted tool the upstream lacks), by name. */
+    warnings,
     governed,
   };
 }

@@ -12,6 +12,7 @@ import { tool as sdkTool } from "@openai/agents";
 import { changeLines, governToolCalls, refusalOf } from "agent-governor";
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
+import { GOVERN_TOOL_CALLS_OPTIONS, readOptions } from "../approver/options.js";
 
 /** The adapter's call, from a run's interruption (a `RunToolApprovalItem`) or a function call item. */
 function callOf(given) {
@@ -61,7 +62,8 @@ export function governAgentTools(definitions, options) {
   );
   // Outputs are kept: a call approved again (a restored state, a second signature) answers with the
   // output it had, never by running again.
-  const governed = governToolCalls(runners, isPlainObject(options) ? { keepOutputs: true, ...options } : options);
+  const givenOptions = readOptions("governAgentTools", "options", options, GOVERN_TOOL_CALLS_OPTIONS, { required: true });
+  const governed = governToolCalls(runners, { keepOutputs: true, ...givenOptions });
 
   const tools = definitions.map((definition) => {
     if (governed.isWhitelisted(definition.name)) return sdkTool(definition);

@@ -74,7 +74,9 @@ function time(path, value) {
   const match = RFC3339.exec(text(path, value));
   const valid = match !== null && (() => {
     const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
-    const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+    // Not Date.UTC: it reads the years 0 to 99 as 1900 to 1999 (so 0000-02-29 would not exist).
+    const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+    const daysInMonth = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
     const offsetOk = match[8] === "Z" || (Number(match[9]) < 24 && Number(match[10]) < 60);
     return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour < 24 && minute < 60 && second < 60 && offsetOk;
   })();

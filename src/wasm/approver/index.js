@@ -6,6 +6,7 @@
 import { actionPayload, confirmationPayload, keyIdText, receiptBytes, sha256 } from "./canonical.js";
 import { typedError } from "./errors.js";
 import { isPlainObject } from "./plain-object.js";
+import { readOptions } from "./options.js";
 
 const ED25519 = { name: "Ed25519" };
 
@@ -67,7 +68,8 @@ function hex(bytes) {
 function readSigningKey(key) {
   return readValue("key", () => {
     if (!isPlainObject(key)) throw typedError("invalid_key", "key", "key must be { keyId, privateKey }");
-    const { keyId, privateKey } = key;
+    // The whole key `generateApproverKey` returns may be given (its `publicKey` is not used here).
+    const { keyId, privateKey } = readOptions("a signing key", "key", key, { keyId: "any", privateKey: "any", publicKey: "any" });
     if (typeof keyId !== "string" || keyId.trim() === "") {
       throw typedError("invalid_key", "key.keyId", "keyId must be a non-empty string");
     }
@@ -81,7 +83,7 @@ function readSigningKey(key) {
 function readPasskey(passkey) {
   return readValue("passkey", () => {
     if (!isPlainObject(passkey)) throw typedError("invalid_input", "passkey", "passkey must be { keyId, rpId, credentialId?, timeout? }");
-    const { keyId, rpId, credentialId, timeout = 120_000 } = passkey;
+    const { keyId, rpId, credentialId, timeout = 120_000 } = readOptions("a passkey", "passkey", passkey, { keyId: "any", rpId: "any", credentialId: "any", timeout: "any" });
     nonEmptyText("passkey.keyId", keyId);
     nonEmptyText("passkey.rpId", rpId);
     if (credentialId !== undefined) fromBase64url(nonEmptyText("passkey.credentialId", credentialId));
@@ -101,10 +103,7 @@ function randomKeyId() {
  * kept in IndexedDB: structured clone keeps CryptoKeys); `publicKey` is what a guard is configured with.
  */
 export async function generateApproverKey(options = {}) {
-  if (!isPlainObject(options)) throw typedError("invalid_input", "options", "options must be { keyId?, extractable? }");
-  const { keyId = randomKeyId(), extractable = false, ...unknown } = readValue("options", () => ({ ...options }));
-  const extra = Object.keys(unknown);
-  if (extra.length > 0) throw typedError("invalid_input", `options.${extra[0]}`, `unknown option ${extra[0]}`);
+  const { keyId = randomKeyId(), extractable = false } = readOptions("generateApproverKey", "options", options, { keyId: "any", extractable: "boolean" });
   if (typeof keyId !== "string" || keyId.trim() === "") {
     throw typedError("invalid_key", "options.keyId", "keyId must be a non-empty string");
   }
@@ -202,7 +201,7 @@ export function passkeyAssertion(credential) {
 export function passkeyPublicKey(credential, relyingParty) {
   const { rpId, origins } = readValue("relyingParty", () => {
     if (!isPlainObject(relyingParty)) throw typedError("invalid_input", "relyingParty", "relyingParty must be { rpId, origins }");
-    const { rpId, origins } = relyingParty;
+    const { rpId, origins } = readOptions("passkeyPublicKey's relyingParty", "relyingParty", relyingParty, { rpId: "any", origins: "any" });
     nonEmptyText("relyingParty.rpId", rpId);
     if (!Array.isArray(origins) || origins.length === 0) {
       throw typedError("invalid_input", "relyingParty.origins", "origins must be a non-empty array of origins");

@@ -18,6 +18,7 @@ import {
   saveConfirmation,
 } from "../wasm/agent_governor_full.js";
 import { memoryLogStore } from "./log-stores.js";
+import { notAnOption } from "../approver/options.js";
 
 const CONFIG_KEYS = [
   "goal", "whitelist", "privilegedPrefix", "settings", "memoryLimit", "memoryLimitBytes", "maxInvalidAnswers",
@@ -25,6 +26,15 @@ const CONFIG_KEYS = [
   "logs", "storage", "store", "signer", "now", "audit", "language", "closer", "watcher", "reflection", "restart",
   "telemetry", "onEffect", "onJudgement", "onError",
 ];
+const REFLECTION_KEYS = ["reflector", "store", "playbook", "dataset", "gate"];
+const GATE_KEYS = ["cases", "evaluate", "timeoutMs", "policy", "onOutcome"];
+
+/** Refuses a key of `object` (the loop config's member at `path`) that `known` does not list. */
+function onlyKnown(path, object, known) {
+  for (const key of Object.keys(object)) {
+    if (!known.includes(key)) throw governorError(`${path}.${key}`, notAnOption(key, `createControlLoop's ${path}`, known));
+  }
+}
 const SETUP_KEYS = ["whitelist", "privilegedPrefix", "settings", "memoryLimit", "memoryLimitBytes", "maxInvalidAnswers", "renderers", "rules"];
 
 function governorError(path, message, code = "invalid_input") {
@@ -39,7 +49,7 @@ function readTimeout(options) {
   if (options === undefined || options === null) return undefined;
   if (!isPlainObject(options)) throw governorError("options", "options must be { timeoutMs? }");
   for (const key of Object.keys(options)) {
-    if (key !== "timeoutMs") throw governorError(`options.${key}`, "unknown option (known: timeoutMs)");
+    if (key !== "timeoutMs") throw governorError(`options.${key}`, notAnOption(key, "this call", ["timeoutMs"]));
   }
   const { timeoutMs } = options;
   if (timeoutMs === undefined) return undefined;
@@ -167,7 +177,7 @@ class ControlLoop {
       throw governorError("config", `could not be read: ${messageOf(error)}`);
     }
     for (const key of Object.keys(config)) {
-      if (!CONFIG_KEYS.includes(key)) throw governorError(key, `unknown config key ${key} (known: ${CONFIG_KEYS.join(", ")})`);
+      if (!CONFIG_KEYS.includes(key)) throw governorError(key, notAnOption(key, "createControlLoop", CONFIG_KEYS));
     }
     if (typeof config.judge !== "function") throw governorError("judge", "judge must be a QueryFn (prompt, options) => reply");
     for (const key of ["approve", "reconcile", "chat", "now", "audit", "restart", "telemetry", "onEffect", "onJudgement", "onError"]) {
@@ -185,6 +195,8 @@ class ControlLoop {
     readPort(config, "watcher", ["inspect"]);
     if (config.reflection !== undefined) {
       if (!isPlainObject(config.reflection)) throw governorError("reflection", "reflection must be { reflector, store, playbook?, dataset? }");
+      onlyKnown("reflection", config.reflection, REFLECTION_KEYS);
+      if (isPlainObject(config.reflection.gate)) onlyKnown("reflection.gate", config.reflection.gate, GATE_KEYS);
       readPort(config.reflection, "reflector", ["reflect"]);
       readPort(config.reflection, "store", ["get", "put", "compareAndSwap"]);
       if (!config.reflection.reflector || !config.reflection.store) throw governorError("reflection", "reflection needs a reflector and a store");

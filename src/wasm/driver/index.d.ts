@@ -1,5 +1,5 @@
 // Declarations of the driver modules; the types they use are generated into the module's declarations.
-import type { CheckVerdict, Confirmation, ConfirmationStore, ControlLoop, ControlLoopConfig, Executor, ExecutorResult, GovernorLoopConfig, LogChannel, LogStore, ProposedChange, VerificationKeys } from "../wasm/agent_governor_full.js";
+import type { CheckVerdict, Confirmation, ConfirmationStore, ControlLoop, ControlLoopConfig, Executor, ExecutorResult, GovernorLoopConfig, Language, LogChannel, LogStore, ProposedChange, VerificationKeys } from "../wasm/agent_governor_full.js";
 
 /** A governed agent over the given ports (see `Governor.loop`). */
 export declare function createControlLoop(config: ControlLoopConfig): ControlLoop;
@@ -31,7 +31,13 @@ export type GovernToolCallsOptions = {
   keepOutputs?: boolean;
   now?: () => number;
   audit?: (record: unknown) => void | Promise<void>;
-  [option: string]: unknown;
+  auditTimeoutMs?: number;
+  clockSkewMs?: number;
+  /** The Executor's audience (see `ExecutorPorts`). */
+  audience?: string;
+  /** Seals the confirmation records in the store (see `ExecutorPorts`). */
+  sealKey?: string;
+  language?: Language;
 };
 /** A set of tools whose calls run only as a person approved them. */
 export interface GovernedToolCalls {

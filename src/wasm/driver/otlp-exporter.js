@@ -5,6 +5,7 @@
 // loop, so a receiver that is down or slow never holds the agent back.
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
+import { notAnOption } from "../approver/options.js";
 import { attribute, createSpanBuilder, readRecord } from "./otlp-spans.js";
 
 /** The package's name and version (package.json's, as the tests check), the instrumentation scope of every span. */
@@ -71,7 +72,7 @@ function readOptions(options) {
     throw invalid("options", `options could not be read: ${error?.message ?? String(error)}`);
   }
   for (const key of Object.keys(given)) {
-    if (!OPTION_KEYS.includes(key)) throw invalid(`options.${key}`, `unknown option (known: ${OPTION_KEYS.join(", ")})`);
+    if (!OPTION_KEYS.includes(key)) throw invalid(`options.${key}`, notAnOption(key, "createOtlpExporter", OPTION_KEYS));
   }
   if (given.fetch !== undefined && typeof given.fetch !== "function") throw invalid("options.fetch", "fetch must be a function (url, init) => Promise<Response>");
   if (given.fetch === undefined && typeof globalThis.fetch !== "function") throw typedError("unsupported", "options.fetch", "this host has no fetch: pass one");

@@ -4,6 +4,7 @@
 // exactly that call, with exactly the approved arguments. The framework adapters are built on this.
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
+import { GOVERN_TOOL_CALLS_OPTIONS, closestName, readOptions } from "../approver/options.js";
 import { Executor, changeDigest, checkConfirmation, toolCallChange } from "../wasm/agent_governor_full.js";
 
 /** The call's own words in its confirmation: its id, so an approval of one call never runs another. */
@@ -143,17 +144,21 @@ export function governToolCalls(given, givenOptions) {
     if (!isPlainObject(given)) throw typedError("invalid_input", "tools", "tools must be { name: async (args) => output }");
     return Object.fromEntries(Object.entries(given));
   });
-  const options = readAt("options", () => (isPlainObject(givenOptions) ? { ...givenOptions } : givenOptions));
+  const options = readOptions("governToolCalls", "options", givenOptions, GOVERN_TOOL_CALLS_OPTIONS, { required: true });
   for (const [name, run] of Object.entries(tools)) {
     if (typeof run !== "function") throw typedError("invalid_input", `tools.${name}`, `tools.${name} must be a function`);
   }
-  if (!isPlainObject(options)) throw typedError("invalid_input", "options", "options must be { store, keys, whitelist?, ... }");
   const { whitelist: givenWhitelist = [], keepOutputs = false, ...executorOptions } = options;
   const whitelist = readAt("options.whitelist", () => {
     if (!Array.isArray(givenWhitelist)) throw typedError("invalid_input", "options.whitelist", "whitelist must list names of the given tools");
     const names = new Set([...givenWhitelist]);
-    if (![...names].every((name) => typeof name === "string" && Object.hasOwn(tools, name))) {
-      throw typedError("invalid_input", "options.whitelist", "whitelist must list names of the given tools");
+    for (const name of names) {
+      if (typeof name !== "string") throw typedError("invalid_input", "options.whitelist", "whitelist must list names of the given tools");
+      if (!Object.hasOwn(tools, name)) {
+        const meant = closestName(name, Object.keys(tools));
+        const hint = meant === undefined ? "" : `; did you mean ${JSON.stringify(meant)}?`;
+        throw typedError("invalid_input", "options.whitelist", `whitelist names ${JSON.stringify(name)}, which is not one of the given tools${hint}`);
+      }
     }
     return names;
   });

@@ -17,3 +17,7 @@ for (const part of result.content) {
     console.log(lines);
   }
 }
+
+// A misspelt option is a type error as well as a typed error at run time.
+// @ts-expect-error `whiteList` is not an option (`whitelist` is)
+governTools({ sendEmail }, { store: new MemoryStore(), keys: {}, whiteList: [] });

@@ -19,3 +19,9 @@ if (pending) {
   const result: string = done.result;
   console.log(lines, result);
 }
+
+// A misspelt option is a type error as well as a typed error at run time; `keepOutputs` is always on here.
+// @ts-expect-error `sealkey` is not an option (`sealKey` is)
+governGraphTools({}, { store: new MemoryStore(), keys: {}, sealkey: "x" });
+// @ts-expect-error every run's output is kept: `keepOutputs` is not an option
+governGraphTools({}, { store: new MemoryStore(), keys: {}, keepOutputs: false });

@@ -11,3 +11,9 @@ await gateway.createServer().connect(new StdioServerTransport());
 const pending: PendingApproval | null = await gateway.pending("id");
 if (pending) await gateway.approve(pending.callId, issueConfirmation(pending.draft, { keyId: "a", secret: "x".repeat(32) }));
 console.log(APPROVAL_META, verifyReceipts(await gateway.receipts(), { type: "ed25519", public_key: "x" }));
+
+// A misspelt option is a type error as well as a typed error at run time.
+// @ts-expect-error `approvalURL` is not an option (`approvalUrl` is)
+void createMcpGateway({ upstream, store: new MemoryStore(), keys: {}, receiptKey: { keyId: "g", privateKey: pair.privateKey }, approvalURL: () => "" });
+const warnings: { tool: string }[] = gateway.warnings;
+void warnings;

@@ -13,3 +13,7 @@ for (const interruption of result.interruptions) {
   await governed.approve(result.state, interruption, issueConfirmation(governed.draft(interruption), { keyId: "a", secret: "x".repeat(32) }));
   console.log(lines);
 }
+
+// A misspelt option is a type error as well as a typed error at run time.
+// @ts-expect-error `audiance` is not an option (`audience` is)
+governAgentTools([], { store: new MemoryStore(), keys: {}, audiance: "inbox" });
