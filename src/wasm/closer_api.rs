@@ -167,6 +167,21 @@ struct PromptQuery {
 pub fn resolve(
     #[wasm_bindgen(unchecked_param_type = "PromptQuery")] query: JsValue,
 ) -> Result<Promise, JsValue> {
+    super::args::only_known_keys(
+        "resolvePrompt",
+        "query",
+        &query,
+        &[
+            "workingDir",
+            "agentId",
+            "c2",
+            "c3",
+            "edition",
+            "adaptation",
+            "loadPrompt",
+        ],
+    )
+    .map_err(invalid)?;
     let loader = JsPromptLoader(optional_function(&query, "loadPrompt")?);
     let text = to_json_text("query", &query).map_err(invalid)?;
     let query: PromptQuery =

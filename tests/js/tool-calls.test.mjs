@@ -3,7 +3,8 @@
 // approval and a restart are refused as the Executor refuses them; a tool that throws leaves its call in flight.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MemoryStore, governToolCalls, issueConfirmation, refusalOf, saveConfirmation } from "agent-governor";
+import { MemoryStore, changeLines, governToolCalls, issueConfirmation, refusalOf, saveConfirmation } from "agent-governor";
+import { xorshift } from "./support/xorshift.mjs";
 
 const signer = { keyId: "approver", secret: "0123456789abcdef0123456789abcdef-tool-calls" };
 const keys = { [signer.keyId]: signer.secret };
@@ -171,4 +172,57 @@ test("a call or confirmation whose fields throw, and a store that fails, are typ
   await assert.rejects(governed.approve(call, null), { code: "invalid_input", path: "confirmation" });
   const failing = governToolCalls({ send_email: async () => 1 }, { store: { get: () => { throw new Error("db down"); }, put: () => {}, compareAndSwap: () => true }, keys });
   await assert.rejects(failing.runApproved(call), { code: "storage_error" });
+});
+
+test("any arguments either round-trip through JSON exactly and run as the person saw them, or are refused before a draft", async () => {
+  const { next, pick } = xorshift(1839);
+  const leaves = [0, 2.5, -1e-7, 9.999999999999997e-7, 0.30000000000000004, 1e21, NaN, -Infinity, "", "日本語", "a\uD800", true, null, undefined, 10n, new Date(0), new Set(), () => 1];
+  const value = (depth) => {
+    const roll = next();
+    if (depth > 2 || roll < 0.45) return pick(leaves);
+    if (roll < 0.7) {
+      const array = Array.from({ length: Math.floor(next() * 3) }, () => value(depth + 1));
+      if (next() < 0.1) array.length += 1; // a hole
+      return array;
+    }
+    const object = {};
+    for (let i = Math.floor(next() * 3); i > 0; i--) object[pick(["a", "b", "c"])] = value(depth + 1);
+    return object;
+  };
+  // JSON.parse(JSON.stringify(v)) is v, member for member.
+  const exact = (v) => {
+    if (v === null || typeof v === "boolean") return true;
+    if (typeof v === "string") return v.isWellFormed();
+    if (typeof v === "number") return Number.isFinite(v);
+    if (Array.isArray(v)) return Object.keys(v).length === v.length && v.every(exact);
+    if (typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) return Object.values(v).every((member) => member !== undefined && exact(member));
+    return false;
+  };
+  const store = new MemoryStore();
+  const received = [];
+  const governed = governToolCalls({ act: async (args) => received.push(args) }, { store, keys });
+  let ran = 0;
+  for (let i = 0; i < 300; i++) {
+    const call = { tool: "act", arguments: { v: value(0) }, callId: `call-${i}` };
+    let draft;
+    try {
+      draft = governed.draft(call);
+    } catch (error) {
+      assert.equal(error.code, "invalid_input", error.message);
+      assert.ok(!exact(call.arguments), `refused JSON data: ${error.message}`);
+      continue;
+    }
+    assert.ok(exact(call.arguments), `drafted what JSON would change: ${draft.proposed_change.to}`);
+    const [shown] = changeLines(draft.node_id, draft.proposed_change);
+    const confirmationId = await approve(store, governed, call);
+    const outcome = await governed.run(call, confirmationId);
+    assert.equal(outcome.outcome, "applied");
+    ran += 1;
+    const got = received.at(-1);
+    // The tool receives the caller's value, and the person's line shows exactly that value's canonical text.
+    assert.deepEqual(got, call.arguments);
+    assert.ok(shown.endsWith(` with ${draft.proposed_change.to}`), shown);
+    assert.deepEqual(JSON.parse(draft.proposed_change.to), got);
+  }
+  assert.ok(ran > 60, `only ${ran} ran: the generator should make plenty of JSON data`);
 });

@@ -64,7 +64,14 @@ fn ports(store: &JsValue, apply_body: &str) -> JsValue {
 }
 
 fn executor(ports: &JsValue) -> JsExecutor {
-    JsExecutor::new(ports.clone()).unwrap()
+    JsExecutor::new(executor_ports(ports)).unwrap()
+}
+
+/// The Executor's own options of a test's ports (the test keeps the skill's `state` beside them).
+fn executor_ports(ports: &JsValue) -> JsValue {
+    let copy = js_sys::Object::assign(&js_sys::Object::new(), ports.unchecked_ref());
+    Reflect::delete_property(&copy, &"state".into()).unwrap();
+    copy.into()
 }
 
 async fn resolve(promise: Promise) -> Result<JsValue, JsValue> {
@@ -309,7 +316,7 @@ fn missing_ports_are_named() {
     let store: JsValue = MemoryStore::new().into();
     let ports = ports(&store, "return { status: 200, body: { applied: true } };");
     Reflect::set(&ports, &"keys".into(), &js("{}")).unwrap();
-    let error = JsExecutor::new(ports.clone()).err().unwrap();
+    let error = JsExecutor::new(executor_ports(&ports)).err().unwrap();
     assert_eq!(code_and_path(&error), ("invalid_key".into(), "keys".into()));
     Reflect::set(
         &ports,
@@ -318,7 +325,7 @@ fn missing_ports_are_named() {
     )
     .unwrap();
     Reflect::set(&ports, &"now".into(), &js("() => 'noon'")).unwrap();
-    let error = JsExecutor::new(ports).err().unwrap();
+    let error = JsExecutor::new(executor_ports(&ports)).err().unwrap();
     assert_eq!(code_and_path(&error), ("invalid_port".into(), "now".into()));
     assert!(JsExecutor::new(JsValue::NULL).is_err());
 }

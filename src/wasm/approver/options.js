@@ -77,6 +77,14 @@ const KINDS = {
 };
 
 function describe(value) {
+  try {
+    return describeReadable(value);
+  } catch {
+    return "an unreadable value";
+  }
+}
+
+function describeReadable(value) {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number" && !Number.isFinite(value)) return String(value);
@@ -95,11 +103,19 @@ export function readOptions(owner, path, value, table, { required = false } = {}
   const at = (key) => (path === "" ? key : `${path}.${key}`);
   const known = Object.keys(table);
   if (value === undefined && !required) return {};
-  if (!isPlainObject(value)) {
+  let plain;
+  let keys;
+  try {
+    plain = isPlainObject(value);
+    keys = plain ? Reflect.ownKeys(value) : [];
+  } catch (error) {
+    throw typedError("invalid_input", path, `the options of ${owner} could not be read: ${error?.message ?? error}`);
+  }
+  if (!plain) {
     throw typedError("invalid_input", path, `the options of ${owner} must be a plain object { ${known.join(", ")} }, got ${describe(value)}`);
   }
   const read = {};
-  for (const key of Reflect.ownKeys(value)) {
+  for (const key of keys) {
     if (typeof key !== "string") throw typedError("invalid_input", path, `the options of ${owner} have a symbol key: options are named by strings`);
     if (!Object.hasOwn(table, key)) throw typedError("invalid_input", at(key), notAnOption(key, owner, known));
     let member;

@@ -2,6 +2,8 @@
 // whole JSON lines under a size limit (10 MB by default), the oldest lines dropped first. A port is
 // `{ append(channel, line), tail(channel, lines), size(channel) }`; every method may return a promise.
 
+import { readOptions } from "../approver/options.js";
+
 export const LOG_CHANNELS = Object.freeze(["chat", "cli", "execution"]);
 export const DEFAULT_LOG_LIMIT_BYTES = 10 * 1024 * 1024;
 
@@ -28,22 +30,6 @@ function checkLine(line) {
   }
 }
 
-/** `undefined` or `null` for the defaults, else a plain object read once (a throwing proxy is refused). */
-function readOptions(options, known) {
-  if (options === undefined || options === null) return {};
-  const prototype = typeof options === "object" ? Object.getPrototypeOf(options) : undefined;
-  if (prototype !== Object.prototype && prototype !== null) throw governorError("options", "must be a plain object");
-  try {
-    const copy = { ...options };
-    for (const key of Object.keys(copy)) {
-      if (!known.includes(key)) throw governorError(`options.${key}`, `unknown option (known: ${known.join(", ")})`);
-    }
-    return copy;
-  } catch (error) {
-    if (error?.name === "AgentGovernorError") throw error;
-    throw governorError("options", `could not be read: ${error?.message ?? error}`);
-  }
-}
 
 function readLimit(options) {
   const limit = options.limitBytes ?? DEFAULT_LOG_LIMIT_BYTES;
@@ -62,7 +48,7 @@ function readLineCount(lines) {
 
 /** Logs in memory (any host): lines kept in order with their sizes, trimmed as they are appended. */
 export function memoryLogStore(options) {
-  const limit = readLimit(readOptions(options, ["limitBytes"]));
+  const limit = readLimit(readOptions("memoryLogStore", "options", options ?? undefined, { limitBytes: "any" }));
   const channels = new Map(LOG_CHANNELS.map((name) => [name, { lines: [], sizes: [], first: 0, bytes: 0 }]));
   const compact = (log) => {
     if (log.first > 1024 && log.first * 2 > log.lines.length) {
@@ -126,7 +112,7 @@ const finished = (transaction) =>
  * each channel is kept in the same transaction, so `size` never scans.
  */
 export async function indexedDbLogStore(rawOptions) {
-  const options = readOptions(rawOptions, ["limitBytes", "name", "indexedDB"]);
+  const options = readOptions("indexedDbLogStore", "options", rawOptions ?? undefined, { limitBytes: "any", name: "any", indexedDB: "any" });
   const limit = readLimit(options);
   const name = options.name ?? "agent-governor-logs";
   if (typeof name !== "string" || name === "") throw governorError("options.name", "must be a non-empty string");
