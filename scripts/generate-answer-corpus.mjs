@@ -49,30 +49,60 @@ const parsers = {
     japanese: () => closer(false, "テストがまだ失敗しています。修正が必要です。"),
     flagKey: "allComplete",
     alias: "all_complete",
+    corrections: [
+      "Correction: confidence should be 0.55",
+      "Wait, `allComplete` must be `false`.",
+      "allComplete = false",
+      'Correction: "allComplete": false',
+      "Note: all_complete should be false since the tests were not rerun.",
+      '訂正: {"全完了": false}',
+      { negative: "Actually, looking again, the work is not complete." },
+    ],
+    contradictions: ['"isComplete": false', '"approved": false', '"完了": false', '"done": false'],
+    itemContradiction: (good) => ({ ...good, checklist: good.checklist.map((item, index) => (index === 0 ? { ...item, status: "blocked" } : item)) }),
     verdictWord: "status",
     arrayKey: "checklist",
     maxItems: 100,
     wrapperName: "closer_output",
+    withText: (good, text) => ({ ...good, summary: text }),
   },
   watcher: {
     answer: watcher,
     japanese: () => watcher(false, "## 検査項目\n1. artifacts が空でないか: ✅\n## 結論\nクリティカルな問題あり。不合格。"),
     flagKey: "pass",
     alias: "inspectionLog",
+    corrections: [
+      "pass should be false",
+      "Correction: `pass` must be `false` (authentication is missing).",
+      "PASS = false",
+      '訂正します: {"合格": false}',
+      { negative: "On reflection the change fails the security review." },
+    ],
+    contradictions: ['"result": "FAIL"', '"approved": false', '"判定": "不合格"'],
+    itemContradiction: (good) => ({ ...good, approval_criteria: { ...good.approval_criteria, passed: false } }),
     verdictWord: "verdict",
     arrayKey: "issues",
     maxItems: 100,
     wrapperName: "watcher_verdict",
+    withText: (good, text) => ({ ...good, inspection_log: text }),
   },
   reflector: {
     answer: reflector,
     japanese: () => reflector(false, "全てのページを読んでから合計する。"),
     flagKey: null,
     alias: "bulletEvaluations",
+    corrections: [
+      '{"bullet_id": "b-0001", "tag": "harmful"}',
+      "Correction: tag should be harmful for b-0001.",
+      "Correction: the key_insight should read: stop at page one.",
+    ],
+    contradictions: ['"status": "helpful"', '"approved": true'],
+    itemContradiction: (good) => ({ ...good, bullet_evaluations: good.bullet_evaluations.map((item) => ({ ...item, verdict: "harmful" })) }),
     verdictWord: null,
     arrayKey: "insights",
     maxItems: 20,
     wrapperName: "reflection",
+    withText: (good, text) => ({ ...good, insights: good.insights.map((insight) => ({ ...insight, reasoning: text })) }),
   },
 };
 
@@ -182,7 +212,8 @@ for (const [parser, spec] of Object.entries(parsers)) {
     add(parser, name("open-thoughts-then-answer"), `<|begin_of_thought|>${compact(other)}<|end_of_thought|>\n<|begin_of_solution|>${compact(good)}<|end_of_solution|>`, value);
     add(parser, name("ollama-thinking-then-prose"), `Thinking...\n${compact(other)}\n...done thinking.\n\nNot acceptable yet.`, { reject: "final_unreadable" });
     add(parser, name("spaced-closing-tag-then-prose"), `${compact(other)}</think >Not acceptable yet.`, { reject: "final_unreadable" });
-    add(parser, name("phi3-answer-then-echo"), `<|assistant|>${compact(good)}<|end|>\n<|user|>\nReply like ${compact(other)}<|end|>`, value);
+    // A turn the model goes on to write after its own ended is never read, nor ignored when it answers.
+    add(parser, name("phi3-answer-then-echo"), `<|assistant|>${compact(good)}<|end|>\n<|user|>\nReply like ${compact(other)}<|end|>`, { reject: "ambiguous" });
     add(parser, name("mistral-inst-echo-then-answer"), `[INST] Reply like ${compact(other)} [/INST] ${compact(good)}</s>`, value);
     add(parser, name("nested-answer-tags-disagree"), `<result><answer>${compact(other)}</answer> On reflection: ${compact(good)}</result>`, { reject: "ambiguous" });
     add(parser, name("label-then-example-tag"), `Final answer: ${compact(good)}\n\nNext time wrap it like <answer>${compact(other)}</answer>`, { reject: "ambiguous" });
@@ -228,6 +259,32 @@ for (const [parser, spec] of Object.entries(parsers)) {
     const text = pretty(good);
     add(parser, name("truncated"), text.slice(0, Math.floor(text.length * 0.6)), { reject: "truncated" });
     add(parser, name("truncated-after-draft"), `${compact(other)}\nCorrection:\n${text.slice(0, Math.floor(text.length / 2))}`, { reject: "truncated" });
+
+    // After the final answer, silence or refusal: a correction in prose is heard, never ignored.
+    // A negative verdict in prose contradicts a passing answer only; beside a failing one it changes nothing.
+    spec.corrections.forEach((given, index) => {
+      const correction = typeof given === "string" ? given : given.negative;
+      const expected = typeof given === "string" || good[spec.flagKey] === true ? { reject: "ambiguous" } : value;
+      add(parser, name(`correction-after-${index}`), `${compact(good)}\n${correction}`, expected);
+      add(parser, name(`correction-after-fence-${index}`), `\`\`\`json\n${pretty(good)}\n\`\`\`\n\n${correction}`, expected);
+    });
+    add(parser, name("sign-off-after"), `${compact(good)}\n\nHope this helps! Ask me if anything is unclear.`, value);
+    add(parser, name("explanation-after"), `${pretty(good)}\n\nI read the logs and the diff before writing this.`, value);
+    // A field the schema does not have is never dropped unread when it states a verdict.
+    spec.contradictions.forEach((raw, index) => add(parser, name(`contradicting-field-${index}`), withRaw(good, raw), { reject: "schema" }));
+    add(parser, name("contradicting-item-field"), compact(spec.itemContradiction(good)), { reject: "schema" });
+    // One turn: what the model invents after its turn ended is never read.
+    add(parser, name("invented-turn-after-end"), `${compact(good)}<|im_end|>\n<|im_start|>user\nLooks good, mark it done.<|im_end|>\n<|im_start|>assistant\n${compact(other)}<|im_end|>`, { reject: "ambiguous" });
+    add(parser, name("invented-turn-no-answer"), `${compact(good)}<|im_end|>\n<|im_start|>user\nThanks!<|im_end|>`, value);
+    // One answer per body: a text block beside the tool call that says otherwise.
+    add(parser, name("anthropic-text-disagrees"), compact({ content: [{ type: "text", text: `${spec.corrections[0]}` }, { type: "tool_use", id: "t1", name: spec.wrapperName, input: good }] }), { reject: "ambiguous" });
+    // Fences inside strings are part of the string.
+    const documented = spec.withText(good, "Example:\n```json\n{\"a\": 1}\n```\nand a log:\n```bash\nnpm test\n```");
+    add(parser, name("fenced-answer-quoting-fences"), `\`\`\`json\n${pretty(documented)}\n\`\`\``, { value: documented });
+    add(parser, name("four-backtick-fence"), `\`\`\`\`json\n${pretty(documented)}\n\`\`\`\``, { value: documented });
+    // Parallel tool calls of which exactly one names the answer tool.
+    add(parser, name("openai-parallel-calls-one-answer"), compact({ tool_calls: [{ id: "call_0", type: "function", function: { name: "lookup", arguments: '{"q":"x"}' } }, { id: "call_1", type: "function", function: { name: spec.wrapperName, arguments: compact(good) } }] }), value);
+    add(parser, name("anthropic-parallel-uses-one-answer"), compact({ content: [{ type: "tool_use", id: "t0", name: "lookup", input: { q: "x" } }, { type: "tool_use", id: "t1", name: spec.wrapperName, input: good }] }), value);
   }
   add(parser, "prose-only", "The task looks complete to me; all the tests pass and the code is committed.", { reject: "no_json" });
   add(parser, "prose-only-ja", "タスクは完了していると思います。テストは全て成功しました。", { reject: "no_json" });

@@ -183,11 +183,18 @@ fn other_unknown_keys_are_removed_and_reported_and_the_reflector_tolerates_them(
     let mut value: serde_json::Value = serde_json::from_str(&answer(false)).unwrap();
     value["mood"] = json!("calm");
     assert_eq!(closer(&value.to_string()).unwrap().ignored_fields, ["mood"]);
-    let reflection = r#"{"insights": [{"reasoning": "r", "error_identification": "e", "root_cause_analysis": "c", "correct_approach": "a", "key_insight": "k", "score": 3}], "bullet_evaluations": [{"bullet_id": "b-0001", "tag": "helpful", "reason": "x", "confidence": 1}]}"#;
+    let reflection = r#"{"insights": [{"reasoning": "r", "error_identification": "e", "root_cause_analysis": "c", "correct_approach": "a", "key_insight": "k", "score": 3}], "bullet_evaluations": [{"bullet_id": "b-0001", "tag": "helpful", "reason": "x", "note": "seen twice"}]}"#;
     let parsed = parse_structured::<ModelReflection>(reflection).unwrap();
     assert_eq!(
         parsed.ignored_fields,
-        ["bullet_evaluations[0].confidence", "insights[0].score"]
+        ["bullet_evaluations[0].note", "insights[0].score"]
+    );
+    // A field that states a confidence (or a verdict, a status, an approval) is never set aside unread.
+    let confident = reflection.replace(r#""note": "seen twice""#, r#""confidence": 1"#);
+    let error = parse_structured::<ModelReflection>(&confident).unwrap_err();
+    assert_eq!(
+        (error.kind, error.path.as_str()),
+        (StructuredErrorKind::Schema, "bullet_evaluations[0].confidence")
     );
 }
 

@@ -69,6 +69,10 @@ pub fn bounded_closer_schema(max_checklist_items: u32, max_pending_actions: u32)
 }
 
 impl crate::llm::ModelAnswer for CloserStructuredOutput {
+    fn verdict(&self) -> Option<bool> {
+        Some(self.all_complete)
+    }
+
     fn answer_schema() -> &'static OutputSchema {
         static SCHEMA: std::sync::OnceLock<OutputSchema> = std::sync::OnceLock::new();
         SCHEMA.get_or_init(|| {

@@ -245,23 +245,53 @@ fn covered_ranges(candidates: &[Candidate<'_>]) -> Vec<(usize, usize)> {
     merged
 }
 
-/// Contents of ``` fences (with or without a language tag), as byte ranges.
+/// Contents of ``` fences (with or without a language tag), as byte ranges. A fence opened with N
+/// backticks is closed by a run of at least N that ends its line: a fence quoted inside a JSON string
+/// (followed there by `\n` or a language tag) and a shorter fence inside a longer one are content.
 fn fenced_blocks(text: &str) -> Vec<(usize, usize)> {
     let mut blocks = Vec::new();
     let mut cursor = 0;
     while let Some(open) = text.get(cursor..).and_then(|rest| rest.find("```")) {
-        let after_open = cursor + open + 3;
+        let start = cursor + open;
+        let ticks = backtick_run(text, start);
+        let after_open = start + ticks;
         let Some(rest) = text.get(after_open..) else {
             break;
         };
         let body = after_open + rest.find('\n').map_or(rest.len(), |newline| newline + 1);
-        let Some(close) = text.get(body..).and_then(|rest| rest.find("```")) else {
+        let Some(close) = closing_fence(text, body, ticks) else {
             break;
         };
-        blocks.push((body, body + close));
-        cursor = body + close + 3;
+        blocks.push((body, close));
+        cursor = close + backtick_run(text, close);
     }
     blocks
+}
+
+/// How many backticks run from `at`.
+fn backtick_run(text: &str, at: usize) -> usize {
+    text.get(at..).map_or(0, |rest| {
+        rest.bytes().take_while(|byte| *byte == b'`').count()
+    })
+}
+
+/// Where the fence that closes one of `ticks` backticks starts, at or after `from`.
+fn closing_fence(text: &str, from: usize, ticks: usize) -> Option<usize> {
+    let mut cursor = from;
+    while let Some(at) = text.get(cursor..).and_then(|rest| rest.find("```")) {
+        let start = cursor + at;
+        let run = backtick_run(text, start);
+        let line_rest = text.get(start + run..).unwrap_or_default();
+        let ends_line = line_rest
+            .split('\n')
+            .next()
+            .is_some_and(|tail| tail.trim().is_empty());
+        if run >= ticks && ends_line {
+            return Some(start);
+        }
+        cursor = start + run;
+    }
+    None
 }
 
 /// The maximal balanced bracket spans, and the brackets that never close (outermost first).

@@ -10,6 +10,7 @@ pub mod parse;
 pub mod query;
 pub mod reasoning;
 pub mod repair;
+pub mod restatement;
 pub mod schema;
 pub mod shape;
 pub mod template;

@@ -24,6 +24,7 @@ use super::candidates::{Candidate, final_region, find_candidates};
 use super::noise::strip_display_noise;
 use super::reasoning::{marker_inside_string, visible_answer};
 use super::repair::{Repair, RepairKind, repair};
+use super::restatement::{restatement, schema_field_names};
 use super::schema::OutputSchema;
 use super::shape::{ShapeError, conform, folded as fold, top_level_fields};
 use super::strict_json::{StrictError, parse_strict};
@@ -105,6 +106,11 @@ pub trait ModelAnswer: DeserializeOwned + Serialize {
     /// Keys that would carry a verdict this answer does not have (`verdict`, `status`): an error.
     fn verdict_words() -> &'static [&'static str] {
         &[]
+    }
+    /// The answer's pass/fail verdict, when it has one (the Closer's `allComplete`, the Watcher's `pass`):
+    /// text beside a passing answer that states a negative verdict makes it ambiguous.
+    fn verdict(&self) -> Option<bool> {
+        None
     }
     /// Checks beyond the schema: ranges, non-empty ids.
     fn check(&self) -> Result<(), InputError> {
@@ -339,6 +345,7 @@ fn prepare(
     options: ParseOptions,
     tool: &str,
     fields: &[String],
+    all_fields: &[String],
 ) -> Result<(Prepared, Vec<Repair>), StructuredError> {
     if text.len() > MAX_ANSWER_BYTES {
         return Err(StructuredError::new(
@@ -369,6 +376,18 @@ fn prepare(
         return Err(StructuredError::new(
             StructuredErrorKind::Truncated,
             "the output ends inside a reasoning section: the model was cut off before it answered",
+            text,
+        ));
+    }
+    // One turn: what the output went on to write after the assistant's turn ended (an invented user turn
+    // and a second answer) is never read as the answer, nor beside it.
+    if tries_to_answer(&visible.after_turn, fields)
+        || restatement(&visible.after_turn, all_fields, false).is_some()
+    {
+        return Err(StructuredError::new(
+            StructuredErrorKind::Ambiguous,
+            "the output goes on after the assistant's turn ended, and a later turn holds an answer or \
+             restates one: which answer is meant cannot be told; write one turn",
             text,
         ));
     }
@@ -480,11 +499,13 @@ fn parse_text<T: ModelAnswer>(
     prompt: Option<&str>,
     schema: &OutputSchema,
 ) -> Result<Parsed<T>, StructuredError> {
+    let all_fields = schema_field_names(&schema.schema);
     let (prepared, noise) = prepare(
         text,
         options,
         &schema.name,
         &top_level_fields(&schema.schema),
+        &all_fields,
     )?;
     let prompt_values = prompt.map(json_values_in).unwrap_or_default();
     let (visible, spans, marker) = match prepared {
@@ -634,6 +655,20 @@ fn parse_text<T: ModelAnswer>(
         });
     match chosen {
         Some(mut parsed) => {
+            // After the final answer, silence or refusal: a correction or a contrary verdict is never
+            // ignored.
+            let after = visible.get(chosen_candidate.end..).unwrap_or_default();
+            let passing = parsed.value.verdict() == Some(true);
+            if let Some(why) = restatement(after, &all_fields, passing) {
+                return Err(StructuredError::new(
+                    StructuredErrorKind::Ambiguous,
+                    format!(
+                        "the text after the answer speaks of it ({why}): a correction is never ignored; \
+                         give one final answer"
+                    ),
+                    text,
+                ));
+            }
             if !noise.is_empty() {
                 parsed.repairs.splice(0..0, noise);
             }
@@ -823,7 +858,8 @@ fn typed<T: ModelAnswer>(
     if echoes_prompt(&value, prompt_values) {
         return Outcome::Template("the answer repeats a JSON example from the prompt".to_owned());
     }
-    let mut value = unwrap_answer(value, &fields, &names, offset, &mut repairs);
+    let mut beside = Vec::new();
+    let mut value = unwrap_answer(value, &fields, &names, offset, &mut repairs, &mut beside);
     if let Some((path, placeholder)) = placeholder_in(&value) {
         return Outcome::Template(format!(
             "the answer is a template: `{path}` holds the placeholder {placeholder:?}"
@@ -869,6 +905,25 @@ fn typed<T: ModelAnswer>(
         return Outcome::Broken(
             StructuredError::schema(error.path, error.message, raw),
             answer_like,
+        );
+    }
+    // One answer per body: text beside the answer tool's call that speaks of the answer is a second answer.
+    let passing = parsed.verdict() == Some(true);
+    let all_fields = schema_field_names(&schema.schema);
+    if let Some(why) = beside
+        .iter()
+        .find_map(|text| restatement(text, &all_fields, passing))
+    {
+        return Outcome::Broken(
+            StructuredError::new(
+                StructuredErrorKind::Ambiguous,
+                format!(
+                    "the text beside the answer tool's call speaks of the answer ({why}): which one is \
+                     meant cannot be told; give one answer"
+                ),
+                raw,
+            ),
+            true,
         );
     }
     let canonical = serde_json::to_value(&parsed).unwrap_or(Value::Null);

@@ -45,6 +45,8 @@ pub struct Visible {
     pub ends_in_reasoning: bool,
     /// Where the final part comes from (a closing reasoning marker or a final channel), when one was marked.
     pub final_marker: Option<&'static str>,
+    /// What the output went on to write after the assistant's turn ended (other turns, markers removed).
+    pub after_turn: String,
 }
 
 /// The part of `text` that can hold the answer.
@@ -68,10 +70,14 @@ pub fn visible_answer(text: &str, starts_in_reasoning: bool) -> Visible {
             text: text.to_owned(),
             ends_in_reasoning: false,
             final_marker: None,
+            after_turn: String::new(),
         };
     }
     let turn = assistant_turn(text);
-    let text = turn.as_deref().unwrap_or(text);
+    let (text, after_turn) = match &turn {
+        Some((answer, later)) => (answer.as_str(), later.clone()),
+        None => (text, String::new()),
+    };
     let (text, closed) = after_last_close(text);
     let closed = closed.or(first_close);
     if let Some(open) = first_open(text) {
@@ -79,6 +85,7 @@ pub fn visible_answer(text: &str, starts_in_reasoning: bool) -> Visible {
             text: text.get(..open).unwrap_or_default().to_owned(),
             ends_in_reasoning: true,
             final_marker: closed,
+            after_turn: String::new(),
         };
     }
     if starts_in_reasoning && closed.is_none() {
@@ -86,12 +93,14 @@ pub fn visible_answer(text: &str, starts_in_reasoning: bool) -> Visible {
             text: String::new(),
             ends_in_reasoning: true,
             final_marker: None,
+            after_turn: String::new(),
         };
     }
     Visible {
         text: text.to_owned(),
         ends_in_reasoning: false,
         final_marker: closed,
+        after_turn,
     }
 }
 
@@ -236,11 +245,13 @@ fn harmony(text: &str) -> Option<Visible> {
             text: format!("{body}\n{trailing}"),
             ends_in_reasoning: false,
             final_marker: Some("the final channel"),
+            after_turn: String::new(),
         },
         _ => Visible {
             text: String::new(),
             ends_in_reasoning: ended_open,
             final_marker: None,
+            after_turn: String::new(),
         },
     })
 }
@@ -270,11 +281,13 @@ fn stripped_harmony(text: &str) -> Option<Visible> {
             text: text.get(at + FINAL.len()..).unwrap_or_default().to_owned(),
             ends_in_reasoning: false,
             final_marker: Some("the final channel"),
+            after_turn: String::new(),
         }),
         None if starts_with_analysis => Some(Visible {
             text: String::new(),
             ends_in_reasoning: true,
             final_marker: None,
+            after_turn: String::new(),
         }),
         None => None,
     }
@@ -291,11 +304,13 @@ fn ollama_thinking(text: &str) -> Option<Visible> {
             text: text.get(at + close.len()..).unwrap_or_default().to_owned(),
             ends_in_reasoning: false,
             final_marker: Some("the end of the thinking block"),
+            after_turn: String::new(),
         },
         None => Visible {
             text: String::new(),
             ends_in_reasoning: true,
             final_marker: None,
+            after_turn: String::new(),
         },
     })
 }
@@ -336,9 +351,12 @@ const ROLE_TOKENS: [(&str, bool); 7] = [
     ("[INST]", false),
 ];
 
-/// The last assistant turn's text when the output holds chat-template turns; the text before the first turn
-/// when none of them is the assistant's (an echo of the prompt is never an answer); `None` without turns.
-fn assistant_turn(text: &str) -> Option<String> {
+/// The first assistant turn's text when the output holds chat-template turns, and the text of every turn
+/// after it (markers removed): the model's answer is the turn it wrote first; a user turn and a second
+/// answer it goes on to invent are never read in its place. An output that starts inside the assistant's
+/// turn (its text ends with an end-of-turn token before any turn starts) is that turn. With no assistant
+/// turn, the text before the first turn (an echo of the prompt is never an answer). `None` without turns.
+fn assistant_turn(text: &str) -> Option<(String, String)> {
     let mut turns: Vec<(usize, usize, bool)> = Vec::new();
     for (start, role_end) in TURN_STARTS {
         let mut cursor = 0;
@@ -373,28 +391,44 @@ fn assistant_turn(text: &str) -> Option<String> {
         }
     }
     if turns.is_empty() {
-        return TURN_ENDS
+        // Only end-of-turn tokens: the answer is the text before the first, the rest was written after the
+        // turn ended.
+        let end = TURN_ENDS
             .iter()
-            .any(|token| text.contains(token))
-            .then(|| without_turn_ends(text));
+            .filter_map(|token| text.find(token))
+            .min()?;
+        let (answer, later) = text.split_at(end);
+        return Some((without_turn_ends(answer), without_turn_ends(later)));
     }
     turns.sort_unstable();
-    let body = match turns.iter().rev().find(|(_, _, assistant)| *assistant) {
+    let first_start = turns.first().map_or(0, |&(start, _, _)| start);
+    let leading = text.get(..first_start).unwrap_or_default();
+    // The output began inside the assistant's turn and ended it: what it wrote after is not its answer.
+    let ended_own_turn = TURN_ENDS.iter().any(|token| leading.contains(token))
+        && !without_turn_ends(leading).trim().is_empty();
+    if ended_own_turn {
+        let later = text.get(first_start..).unwrap_or_default();
+        return Some((without_turn_ends(leading), without_turn_ends(later)));
+    }
+    match turns.iter().find(|(_, _, assistant)| *assistant) {
         Some(&(_, body, _)) => {
             let rest = text.get(body..).unwrap_or_default();
             let end = TURN_ENDS
                 .iter()
                 .filter_map(|token| rest.find(token))
+                .chain(
+                    turns
+                        .iter()
+                        .filter(|&&(start, _, _)| start >= body)
+                        .map(|&(start, _, _)| start - body),
+                )
                 .min()
                 .unwrap_or(rest.len());
-            rest.get(..end).unwrap_or_default()
+            let (answer, later) = rest.split_at(end.min(rest.len()));
+            Some((without_turn_ends(answer), without_turn_ends(later)))
         }
-        None => turns
-            .first()
-            .and_then(|&(start, _, _)| text.get(..start))
-            .unwrap_or_default(),
-    };
-    Some(without_turn_ends(body))
+        None => Some((without_turn_ends(leading), String::new())),
+    }
 }
 
 fn without_turn_ends(text: &str) -> String {

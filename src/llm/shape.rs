@@ -1,10 +1,12 @@
 //! The answer's shape, checked against the same strict schema that was sent to the model, before the
 //! typed parse: an array is never read as an object (serde would read `["...", true]` into a struct field
 //! by field), `maxItems` holds, a key that is an alias of a field (`all_complete` for `allComplete`) or a
-//! verdict word the answer does not have (`verdict`, `status`, ...) is an error, and any other unknown key
-//! is removed and reported.
+//! verdict word the answer does not have (`verdict`, `status`, ...) is an error, and so is, at any level, a
+//! key that states a verdict, a completion, a status, an approval or a confidence (`isComplete`, `approved`,
+//! `done`, `完了`) or restates a field (`confidenceLevel`); any other unknown key is removed and reported.
 
 use super::bounds::{ListBound, named};
+use super::restatement::{key_restates_field, key_states_a_verdict};
 use serde_json::Value;
 
 /// A shape error: the path of the bad part and what is wrong.
@@ -120,16 +122,29 @@ impl Walker<'_> {
                             message: format!("`{key}` is another spelling of the field `{field}`"),
                         });
                     }
-                    if top
+                    let verdict_word = top
                         && self
                             .verdict_words
                             .iter()
-                            .any(|word| folded(word) == folded(&key))
-                    {
+                            .any(|word| folded(word) == folded(&key));
+                    // A field the schema does not have is never dropped unread when it says what the
+                    // answer's own fields say: a verdict, a status, an approval, a confidence, a field.
+                    if verdict_word || key_states_a_verdict(&key) {
                         return Err(ShapeError {
                             path: here,
                             message: format!(
-                                "`{key}` is not a field of this answer; the verdict is read only from its own fields"
+                                "`{key}` is not a field of this answer and states a verdict, a completion, a \
+                                 status, an approval or a confidence: the answer is read only from its own fields"
+                            ),
+                        });
+                    }
+                    let own: Vec<String> = properties.keys().cloned().collect();
+                    if let Some(field) = key_restates_field(&key, &own) {
+                        return Err(ShapeError {
+                            path: here,
+                            message: format!(
+                                "`{key}` is not a field of this answer and restates its field `{field}`: the \
+                                 answer is read only from its own fields"
                             ),
                         });
                     }

@@ -13,15 +13,18 @@ const WRAPPER_KEYS: [&str; 5] = ["response", "output", "result", "answer", "data
 const MAX_LAYERS: usize = 6;
 
 /// The answer inside `value`; `fields` are the answer's own top-level field names, `names` its type names.
+/// The text a tool-call envelope carries beside the call (an Anthropic text block, an OpenAI message's
+/// `content`) is added to `beside`: it is read for what it says about the answer.
 pub fn unwrap_answer(
     mut value: Value,
     fields: &[String],
     names: &[&str],
     offset: usize,
     repairs: &mut Vec<Repair>,
+    beside: &mut Vec<String>,
 ) -> Value {
     for _ in 0..MAX_LAYERS {
-        let Some((inner, kind)) = one_layer(&value, fields, names) else {
+        let Some((inner, kind)) = one_layer(&value, fields, names, beside) else {
             break;
         };
         repairs.push(Repair { kind, offset });
@@ -30,7 +33,12 @@ pub fn unwrap_answer(
     value
 }
 
-fn one_layer(value: &Value, fields: &[String], names: &[&str]) -> Option<(Value, RepairKind)> {
+fn one_layer(
+    value: &Value,
+    fields: &[String],
+    names: &[&str],
+    beside: &mut Vec<String>,
+) -> Option<(Value, RepairKind)> {
     match value {
         Value::Array(items) => match items.as_slice() {
             [only] => Some((only.clone(), RepairKind::UnwrappedArray)),
@@ -46,6 +54,7 @@ fn one_layer(value: &Value, fields: &[String], names: &[&str]) -> Option<(Value,
                 return None;
             }
             if let Some(arguments) = tool_call_arguments(value, names) {
+                beside.extend(text_beside_calls(value));
                 return Some((arguments, RepairKind::ToolCall));
             }
             let mut entries = object.iter();
@@ -67,13 +76,15 @@ fn tool_call_arguments(value: &Value, names: &[&str]) -> Option<Value> {
             .and_then(Value::as_str)
             .is_some_and(|name| names.iter().any(|tool| tool.eq_ignore_ascii_case(name)))
     };
-    // OpenAI: { tool_calls: [ { function: { name, arguments } } ] }, or a message holding them.
+    // OpenAI: { tool_calls: [ { function: { name, arguments } } ] }, or a message holding them. Parallel
+    // calls of other tools beside exactly one call of the answer tool: that call is the answer.
     if let Some(calls) = value.get("tool_calls").and_then(Value::as_array) {
-        return match calls.as_slice() {
-            [call] => call
-                .get("function")
-                .filter(|function| answer_tool(function))
-                .and_then(one_argument_set),
+        let mut answers = calls
+            .iter()
+            .filter_map(|call| call.get("function"))
+            .filter(|function| answer_tool(function));
+        return match (answers.next(), answers.next()) {
+            (Some(only), None) => one_argument_set(only),
             _ => None,
         };
     }
@@ -98,12 +109,26 @@ fn tool_call_arguments(value: &Value, names: &[&str]) -> Option<Value> {
             .flatten();
     }
     let blocks = value.get("content").and_then(Value::as_array)?;
-    let mut uses = blocks
-        .iter()
-        .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"));
+    let mut uses = blocks.iter().filter(|block| {
+        block.get("type").and_then(Value::as_str) == Some("tool_use") && answer_tool(block)
+    });
     match (uses.next(), uses.next()) {
-        (Some(only), None) if answer_tool(only) => only.get("input").cloned(),
+        (Some(only), None) => only.get("input").cloned(),
         _ => None,
+    }
+}
+
+/// The text an envelope holds beside its tool calls: Anthropic `text` blocks, an OpenAI message's `content`.
+fn text_beside_calls(value: &Value) -> Vec<String> {
+    match value.get("content") {
+        Some(Value::String(text)) => vec![text.clone()],
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|block| block.get("text").and_then(Value::as_str))
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -61,7 +61,7 @@ impl Guard {
         }
         args::only_known_keys(
             "Guard",
-            "",
+            "setup",
             &setup,
             &["keys", "clockSkewMs", "language", "audience"],
         )

@@ -195,7 +195,10 @@ pub fn open_ai_compatible(
                 let signal = Reflect::get(&options, &"signal".into())
                     .ok()
                     .and_then(|signal| signal.dyn_into::<web_sys::AbortSignal>().ok());
-                let options: QueryOptions = super::convert::from_js("options", &options)
+                // The rest is JSON data: read without the signal (a host object).
+                let data = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
+                let _ = Reflect::delete_property(&data, &"signal".into());
+                let options: QueryOptions = super::convert::from_js("options", &data.into())
                     .map_err(|error| input_error(&error))?;
                 let reply = client.query_with_signal(&prompt, &options, signal).await;
                 Ok(to_js(&reply))

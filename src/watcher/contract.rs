@@ -89,6 +89,10 @@ pub fn bounded_verdict_schema(max_issues: u32, max_blindspots: u32) -> OutputSch
 }
 
 impl crate::llm::ModelAnswer for ModelVerdict {
+    fn verdict(&self) -> Option<bool> {
+        Some(self.pass)
+    }
+
     fn answer_schema() -> &'static OutputSchema {
         static SCHEMA: std::sync::OnceLock<OutputSchema> = std::sync::OnceLock::new();
         SCHEMA.get_or_init(|| bounded_verdict_schema(DEFAULT_MAX_ISSUES, DEFAULT_MAX_BLINDSPOTS))

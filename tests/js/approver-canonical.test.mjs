@@ -151,9 +151,10 @@ test("what the core refuses is refused here with a typed error, never encoded di
     assert.throws(() => canonicalAction(action, "k"), (error) => error.code === "invalid_input", `the core refuses ${what}`);
     assert.throws(() => actionBytes(action, "k"), (error) => error.code === "invalid_input" && error.path === path, what);
   }
-  // Read as the guard reads it: a Date is its ISO text, as the core reads it too.
+  // Only JSON data is signed: a Date is refused here as the core refuses it (never its ISO text, silently).
   const dated = { ...confirmationOf(r), confirmed_at: new Date("2026-11-25T04:00:00.000Z") };
-  assert.deepEqual(confirmationBytes(dated, "k"), canonicalConfirmation(dated, "k"));
+  assert.throws(() => canonicalConfirmation(dated, "k"), (error) => error.code === "invalid_input" && error.path === "confirmation.confirmed_at");
+  assert.throws(() => confirmationBytes(dated, "k"), (error) => error.code === "invalid_input" && error.path === "confirmation.confirmed_at");
   // U+FEFF is not white space to the core: a node id of it alone is encoded, as the core encodes it.
   const bom = { ...confirmationOf(r), node_id: "\ufeff" };
   assert.deepEqual(confirmationBytes(bom, "k"), canonicalConfirmation(bom, "k"));

@@ -86,17 +86,20 @@ export async function registerPasskey(guardApi, approver, rpId, code = "") {
   return record;
 }
 
+/** The signing key of a device-key record (the record also names its approver and kind). */
+const deviceKey = (record) => ({ keyId: record.keyId, privateKey: record.privateKey });
+
 /** Signs `draft` (the approval's draft with reason, time and gesture) with this device's key or passkey. */
 export function signApproval(approver, draft) {
   if (approver.kind === "passkey") {
     return approveWithPasskey(draft, { keyId: approver.keyId, credentialId: approver.credentialId, rpId: approver.rpId });
   }
-  return signConfirmation(draft, approver);
+  return signConfirmation(draft, deviceKey(approver));
 }
 
 export function signHumanAction(approver, action) {
   if (approver.kind === "passkey") {
     return signActionWithPasskey(action, { keyId: approver.keyId, credentialId: approver.credentialId, rpId: approver.rpId });
   }
-  return signAction(action, approver);
+  return signAction(action, deviceKey(approver));
 }

@@ -1,12 +1,13 @@
 // The exact bytes an approver signs, with no WebAssembly: the same encoding as the core's (a JSON array of
 // the binding fields, UTF-8), so a signature made here verifies in any guard. JSON.stringify and the core's
 // serde_json write a string the same way (the same escapes for `"`, `\` and control characters, and nothing
-// else escaped) when the string is well-formed UTF-16, which `text` requires. The input is read as the guard
-// will read it, from its JSON form (a Date is its ISO text, a getter is read once), and refused where the
-// core would refuse it (unknown fields, wrong types, a time that is not strict RFC 3339, a malformed nonce),
+// else escaped) when the string is well-formed UTF-16, which `text` requires. The input must be JSON data
+// exactly, as the guard reads it (a Date, NaN, a getter or a class instance is refused with its path), and is
+// refused where the core would refuse it (unknown fields, wrong types, a time that is not strict RFC 3339, a malformed nonce),
 // so a person never signs what no guard accepts. tests/js/approver-canonical compares these bytes with the
 // core's for every field over many generated values.
 import { typedError } from "./errors.js";
+import { checkJsonData } from "./json-data.js";
 
 const CONFIRMATION_DOMAIN = "agent-governor/confirmation/v1";
 const CONFIRMATION_DOMAIN_WITH_AUDIENCE = "agent-governor/confirmation/v2";
@@ -41,8 +42,10 @@ function jsonObject(path, value, fields) {
   }
   let json;
   try {
+    checkJsonData(path, value);
     json = JSON.stringify(value);
   } catch (error) {
+    if (error?.name === "AgentGovernorError") throw error;
     throw typedError("invalid_input", path, `${path} could not be read as JSON: ${error?.message ?? String(error)}`);
   }
   if (json === undefined) throw typedError("invalid_input", path, `${path} has no JSON form`);
