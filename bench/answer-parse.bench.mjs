@@ -49,3 +49,17 @@ const fiveTimes = Array.from({ length: 5 }, () =>
   }),
 ).sort((a, b) => a - b);
 console.log(`5 MB answer: median ${(fiveTimes[2] / 1e3).toFixed(3)} ms, refused: ${refusal}`);
+
+// The text after an answer is read for corrections: 1 MB built to make that reading slow (field words that
+// are never set, negative words that are parts of other words, a long invented turn).
+const passing = JSON.stringify({ checklist: [], allComplete: true, summary: "s", pendingActions: [], confidence: 0.9 });
+const trailing = {
+  "field words never set": `${passing}\n${"confidence id tag pass summary checklist ".repeat(25_000)}`,
+  "negative words inside other words": `${passing}\n${"failsafe unfailing blockedness ".repeat(33_000)}`,
+  "one long invented turn": `${passing}<|im_end|>\n<|im_start|>user\n${"Looks good. ".repeat(85_000)}<|im_end|>`,
+};
+for (const [name, text] of Object.entries(trailing)) {
+  const times = Array.from({ length: 5 }, () => time(() => parseCloserOutput(text))).sort((a, b) => a - b);
+  const parsed = parseCloserOutput(text);
+  console.log(`${(text.length / 1e6).toFixed(2)} MB, ${name}: median ${(times[2] / 1e3).toFixed(2)} ms, ${parsed.ok ? "read" : `refused (${parsed.error.kind})`}`);
+}

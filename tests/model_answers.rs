@@ -194,7 +194,10 @@ fn other_unknown_keys_are_removed_and_reported_and_the_reflector_tolerates_them(
     let error = parse_structured::<ModelReflection>(&confident).unwrap_err();
     assert_eq!(
         (error.kind, error.path.as_str()),
-        (StructuredErrorKind::Schema, "bullet_evaluations[0].confidence")
+        (
+            StructuredErrorKind::Schema,
+            "bullet_evaluations[0].confidence"
+        )
     );
 }
 

@@ -297,11 +297,13 @@ pub fn only_known_keys(
     if !is_plain_object(value) {
         return Ok(());
     }
-    // Reflect.ownKeys reports a throwing proxy trap as an error instead of unwinding through wasm; the
-    // caller's own reads of the object then say what could not be read, with the code of that argument.
-    let Ok(keys) = js_sys::Reflect::own_keys(value) else {
-        return Ok(());
-    };
+    // Reflect.ownKeys reports a throwing proxy trap as an error instead of unwinding through wasm.
+    let keys = js_sys::Reflect::own_keys(value).map_err(|thrown| {
+        InputError::invalid(
+            path,
+            format!("cannot be read: {}", super::errors::thrown_message(&thrown)),
+        )
+    })?;
     for key in keys.iter().filter_map(|key| key.as_string()) {
         if !allowed.contains(&key.as_str()) {
             let at = if path.is_empty() {

@@ -97,6 +97,11 @@ pub fn direct(
     #[wasm_bindgen(unchecked_param_type = "Confirmation")] confirmation: JsValue,
 ) -> Result<Promise, JsValue> {
     require_object(&ports, "ports must be an object { skill, now?, audit? }")?;
+    let skill = JsSkill::from_js(property(&ports, "skill"))?;
+    let clock = JsClock(optional_function(&ports, "now")?);
+    let audit = read_audit(&ports)?;
+    let language = args::language("language", &property(&ports, "language")).map_err(invalid)?;
+    // After the ports: an object that cannot be read is named by the port it lacks.
     args::only_known_keys(
         "applyDirectly",
         "",
@@ -104,10 +109,6 @@ pub fn direct(
         &["skill", "now", "audit", "auditTimeoutMs", "language"],
     )
     .map_err(invalid)?;
-    let skill = JsSkill::from_js(property(&ports, "skill"))?;
-    let clock = JsClock(optional_function(&ports, "now")?);
-    let audit = read_audit(&ports)?;
-    let language = args::language("language", &property(&ports, "language")).map_err(invalid)?;
     let confirmation = read::<Confirmation>("confirmation", &confirmation)?;
     Ok(future_to_promise(async move {
         let (apply_request, result) =
@@ -150,9 +151,10 @@ impl JsExecutor {
             &ports,
             "ports must be an object { store, skill or skills, keys, now?, audit? }",
         )?;
-        args::only_known_keys("Executor", "", &ports, EXECUTOR_OPTIONS).map_err(invalid)?;
         let store = JsStore::from_js(property(&ports, "store"))?;
         let skills = read_skills(&ports)?;
+        // After the ports: an object that cannot be read is named by the port it lacks.
+        args::only_known_keys("Executor", "", &ports, EXECUTOR_OPTIONS).map_err(invalid)?;
         let clock = JsClock(optional_function(&ports, "now")?);
         clock
             .now()

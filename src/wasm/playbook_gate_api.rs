@@ -98,7 +98,7 @@ fn read_evaluation(value: &JsValue) -> Result<(HeldOut, JsEvaluator), JsValue> {
         )));
     }
     args::only_known_keys(
-        "GatedPlaybook.evaluate",
+        "a held-out evaluation",
         "evaluation",
         value,
         &["cases", "evaluate", "timeoutMs"],

@@ -96,6 +96,14 @@ pub fn create_governor(
             "ports must be an object { llm, store, ... }",
         ));
     }
+
+    let llm = JsQueryFn::from_js(
+        "llm",
+        Reflect::get(&ports, &"llm".into()).unwrap_or(JsValue::UNDEFINED),
+    )?;
+    let store =
+        JsStore::from_js(Reflect::get(&ports, &"store".into()).unwrap_or(JsValue::UNDEFINED))?;
+    // After the ports: an object that cannot be read is named by the port it lacks.
     args::only_known_keys(
         "createGovernor",
         "",
@@ -111,12 +119,6 @@ pub fn create_governor(
         ],
     )
     .map_err(invalid)?;
-    let llm = JsQueryFn::from_js(
-        "llm",
-        Reflect::get(&ports, &"llm".into()).unwrap_or(JsValue::UNDEFINED),
-    )?;
-    let store =
-        JsStore::from_js(Reflect::get(&ports, &"store".into()).unwrap_or(JsValue::UNDEFINED))?;
     let clock = JsClock(optional_function(&ports, "now")?);
     let loader = JsPromptLoader(optional_function(&ports, "loadPrompt")?);
     let root = Reflect::get(&ports, &"promptRoot".into()).unwrap_or(JsValue::UNDEFINED);

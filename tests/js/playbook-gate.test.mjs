@@ -8,11 +8,14 @@ import { SPLITS, runLearning, summarise } from "../../bench/playbook-gate/enviro
 
 const add = (opId, content) => ({ op_id: opId, op: "ADD", section: "lessons", content });
 
+/** Where a scripted evaluation keeps the playbooks it was given (a symbol: not one of its options). */
+const CALLS = Symbol("calls");
+
 /** Scores case i 1 when a bullet says `good-{i}`, 0 when one says `bad-{i}`, 0.5 otherwise. */
 function scripted() {
   const calls = [];
   return {
-    calls,
+    [CALLS]: calls,
     cases: [0, 1, 2, 3],
     evaluate(playbook, cases) {
       calls.push(playbook);
@@ -29,8 +32,8 @@ test("a helpful batch is accepted, a regressing one rejected and recorded, and t
   assert.equal(accepted.decision, "accepted");
   assert.deepEqual([accepted.baseline, accepted.candidate], [0.5, 0.625]);
   assert.match(gated.prompt(), /good-0/);
-  assert.equal(evaluation.calls.length, 2);
-  assert.ok(Array.isArray(evaluation.calls[0].bullets), "the evaluator is given the playbook as plain data");
+  assert.equal(evaluation[CALLS].length, 2);
+  assert.ok(Array.isArray(evaluation[CALLS][0].bullets), "the evaluator is given the playbook as plain data");
 
   const before = gated.playbook();
   const rejected = await gated.propose([add("r2/0", "bad-1")], evaluation);
@@ -42,11 +45,11 @@ test("a helpful batch is accepted, a regressing one rejected and recorded, and t
   assert.deepEqual(record.ops, [add("r2/0", "bad-1")]);
   assert.match(record.reason, /fell from 0\.625 to 0\.5/);
 
-  const calls = evaluation.calls.length;
+  const calls = evaluation[CALLS].length;
   const again = await gated.propose([add("r7/0", "bad-1")], evaluation);
   assert.equal(again.decision, "refused_again");
   assert.equal(again.fingerprint, rejected.fingerprint);
-  assert.equal(evaluation.calls.length, calls);
+  assert.equal(evaluation[CALLS].length, calls);
 });
 
 test("revert restores the exact previous playbook; with none left it throws nothing_to_revert", async () => {
