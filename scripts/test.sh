@@ -5,9 +5,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n[test] === %s ===\n' "$*"; }
+# Each layer's time, printed at the end of the run.
+timings=()
+layer=""
+layer_start=$SECONDS
+end_layer() {
+  if [ -n "$layer" ]; then timings+=("$(printf '%6ds  %s' $((SECONDS - layer_start)) "$layer")"); fi
+}
+step() {
+  end_layer
+  layer="$*"
+  layer_start=$SECONDS
+  printf '\n[test] === %s ===\n' "$*"
+}
 
+step "set-up: toolchains, the pinned CLI, Chromium, npm packages, the local model (skipped when present)"
 bash scripts/setup.sh
+step "build: both shipped modules and the package's entries"
 bash scripts/build.sh
 
 step "sizes of the shipped modules against their targets"
@@ -52,4 +66,8 @@ node --test --test-concurrency=1 tests/js/
 step "consumers: the packed package in fresh projects with each bundler, runtime and TypeScript setup (pinned tools)"
 node --test --test-concurrency=1 tests/consumers/
 
+end_layer
+printf '\n[test] time per layer (seconds):\n'
+printf '%s\n' "${timings[@]}"
+printf '%6ds  in all\n' "$SECONDS"
 printf '\n[test] all layers passed\n'

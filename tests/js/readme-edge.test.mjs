@@ -1,4 +1,4 @@
-// The README's curl walk-through of the edge guard service, run as written against `wrangler dev`, so the
+// The curl walk-through of the edge guard service (docs/edge-service.md), run as written against `wrangler dev`, so the
 // API reference cannot rot.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -11,14 +11,15 @@ import { startTaskBoard } from "../../edge/task-board.mjs";
 import { ADMIN, AGENT, INBOX, startGuardService } from "./edge-service-support.mjs";
 
 function walkThrough() {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const start = readme.indexOf("#### Walk-through with curl");
+  const page = readFileSync(join(repoRoot, "docs", "edge-service.md"), "utf8");
+  const start = page.indexOf("\n### Walk-through with curl");
+  assert.ok(start >= 0, "docs/edge-service.md has the walk-through");
   // The walk-through ends where the next section or subsection starts ("Running the guard for real" needs an account).
-  const rest = readme.slice(start + 1);
-  const ends = [rest.indexOf("\n## "), rest.indexOf("\n### "), rest.indexOf("\n#### ")].filter((index) => index >= 0);
+  const rest = page.slice(start + 1);
+  const ends = [rest.indexOf("\n## "), rest.indexOf("\n### ")].filter((index) => index >= 0);
   const section = rest.slice(0, ends.length > 0 ? Math.min(...ends) : rest.length);
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
-  assert.ok(blocks.length >= 5, "the README walks through the API in sh blocks");
+  assert.ok(blocks.length >= 5, "the page walks through the API in sh blocks");
   return blocks.join("\n");
 }
 
@@ -37,7 +38,7 @@ function runScript(script, options) {
   });
 }
 
-test("the README's curl walk-through runs as written: registered, proposed, approved, applied once, declined", async () => {
+test("the edge service page's curl walk-through runs as written: registered, proposed, approved, applied once, declined", async () => {
   const board = await startTaskBoard({ nodes: { "task-1": "todo", "task-3": "in_review" } });
   const guard = await startGuardService(board);
   try {

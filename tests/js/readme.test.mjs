@@ -4,7 +4,7 @@
 // absolute.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -17,14 +17,27 @@ import { PASSING_VERDICT, completeChecklist, modelUrl, startScriptedModel } from
 
 const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
 const directory = join(repoRoot, "target", "readme");
+/** The README, then every page of docs/ it links to: their code blocks run alike. */
+const pages = [
+  ["README.md", readme],
+  ...readdirSync(join(repoRoot, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => [`docs/${name}`, readFileSync(join(repoRoot, "docs", name), "utf8")]),
+];
 
-/** Each ```js block with its host and, when the README shows one, the output that follows it ("prints"). */
+/**
+ * Each ```js block with its host and, when the page shows one, the output that follows it ("prints"); `line`
+ * names the page and the line (`docs/closer.md:42`). The README's blocks come first.
+ */
 function snippets() {
   const found = [];
   const block = /(?:<!-- runs in: (\w+) -->\n[ \t]*)?```js\n([\s\S]*?)[ \t]*```\n(?:\nprints\n\n```\n([\s\S]*?)```\n)?/g;
-  for (const match of readme.matchAll(block)) {
-    const line = readme.slice(0, match.index).split("\n").length;
-    found.push({ host: match[1], code: match[2], prints: match[3], line });
+  for (const [file, text] of pages) {
+    for (const match of text.matchAll(block)) {
+      const line = `${file}:${text.slice(0, match.index).split("\n").length}`;
+      found.push({ host: match[1], code: match[2], prints: match[3], line });
+    }
   }
   return found;
 }
@@ -86,7 +99,7 @@ after(async () => {
 test("every code block names the host it runs in", () => {
   const all = snippets();
   assert.ok(all.length >= 8, `${all.length} code blocks`);
-  for (const snippet of all) assert.ok(["node", "browser", "worker"].includes(snippet.host), `README line ${snippet.line}: no host`);
+  for (const snippet of all) assert.ok(["node", "browser", "worker"].includes(snippet.host), `${snippet.line}: no host`);
   assert.equal(all.filter((snippet) => snippet.host === "browser").length, 1);
   assert.equal(all.filter((snippet) => snippet.host === "worker").length, 1);
 });
@@ -95,9 +108,19 @@ test("the README starts with the install command and quick starts for Node, a br
   const install = readme.indexOf("npm install agent-governor");
   assert.ok(install > 0 && install < readme.indexOf("## Quick start"));
   for (const heading of ["### Node", "### Browser", "### Cloudflare Worker"]) assert.ok(readme.includes(`\n${heading}`), heading);
-  assert.ok(readme.indexOf("## In this repository") > readme.indexOf("## The control loop"), "the repository's own material comes last");
+  assert.ok(readme.indexOf("## The two commands") > readme.indexOf("### The control loop"), "the repository's own material comes last");
+  assert.ok(readme.split("\n").length <= 450, "the README is a front door: the reference is in docs/");
   for (const quickStart of snippets().slice(0, 3)) {
-    assert.ok(quickStart.code.trim().split("\n").length <= 12, `the quick start at line ${quickStart.line} is short`);
+    assert.ok(quickStart.code.trim().split("\n").length <= 12, `the quick start at ${quickStart.line} is short`);
+  }
+});
+
+test("every page of docs/ is linked from the README, and every docs link names a page that exists", () => {
+  for (const [file] of pages.slice(1)) {
+    assert.ok(readme.includes(`https://github.com/agent-governor/agent-governor/blob/main/${file})`), `${file} is linked from the README`);
+  }
+  for (const [, page] of [...readme.matchAll(/blob\/main\/(docs\/[\w.-]+\.md)/g)]) {
+    assert.ok(pages.some(([file]) => file === page), `${page} exists`);
   }
 });
 
@@ -116,9 +139,9 @@ test("the Node blocks run as written and print what the README shows", async () 
     writeFileSync(file, snippet.code);
     // Not spawnSync: the scripted model answers from this process's event loop.
     const run = await promisify(execFile)(process.execPath, [file], { encoding: "utf8", env, timeout: 60_000 }).catch((error) => error);
-    assert.equal(run.code ?? 0, 0, `README line ${snippet.line}: ${run.stderr}`);
-    if (snippet.prints !== undefined) assert.equal(run.stdout, snippet.prints, `README line ${snippet.line}`);
-    else assert.notEqual(run.stdout.trim(), "", `README line ${snippet.line} prints something`);
+    assert.equal(run.code ?? 0, 0, `${snippet.line}: ${run.stderr}`);
+    if (snippet.prints !== undefined) assert.equal(run.stdout, snippet.prints, `${snippet.line}`);
+    else assert.notEqual(run.stdout.trim(), "", `${snippet.line} prints something`);
   }
 });
 
