@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const INPUTS = ["src", "prompts", "Cargo.toml", "Cargo.lock", "scripts/build.sh", "scripts/release-wasm.sh", "scripts/size-budget.mjs", "scripts/build-inputs.mjs", "scripts/package-entries.mjs"];
+const INPUTS = ["src", "js", "prompts", "Cargo.toml", "Cargo.lock", "scripts/build.sh", "scripts/release-wasm.sh", "scripts/size-budget.mjs", "scripts/build-inputs.mjs", "scripts/package-entries.mjs"];
 
 function files(path) {
   const stat = statSync(path, { throwIfNoEntry: false });

@@ -43,12 +43,12 @@ build_module guard target/release-wasm/guard "$out/guard" --no-default-features
 # Shared by both modules, once: the approver helpers (plain JavaScript over WebCrypto, no wasm:
 # `agent-governor/approver`), and the full module's control-loop driver and log stores.
 mkdir -p "$out/approver" "$out/driver"
-cp src/wasm/approver/*.js src/wasm/approver/*.d.ts "$out/approver/"
-cp src/wasm/driver/*.js src/wasm/driver/*.d.ts "$out/driver/"
-cp src/wasm/load/load.js src/wasm/load/load.d.ts "$out/"
+cp js/approver/*.js js/approver/*.d.ts "$out/approver/"
+cp js/driver/*.js js/driver/*.d.ts "$out/driver/"
+cp js/load/load.js js/load/load.d.ts "$out/"
 # The framework adapters (`agent-governor/ai`, ...), over the full module's entry for the host.
-cp -r src/adapters/. "$out/"
-cp src/wasm/load/load.js src/wasm/load/load.d.ts "$out/guard/"
+cp -r js/adapters/. "$out/"
+cp js/load/load.js js/load/load.d.ts "$out/guard/"
 
 log "writing the entry points of each host (scripts/package-entries.mjs)"
 node scripts/package-entries.mjs "$out" full ./approver/index.js ./driver/index.js

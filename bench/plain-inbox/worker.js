@@ -7,7 +7,7 @@
 // chained to the one before. What it leaves out is what the guard adds beyond the protocol: typed input
 // validation, two-language reasons, display-safe text, reconfirm facts, a live feed and webhooks.
 // Inboxes are routed by name (`x-inbox`, default "default"): one object per inbox.
-import { confirmationBytes, receiptBytes } from "../../src/wasm/approver/canonical.js";
+import { confirmationBytes, receiptBytes } from "../../js/approver/canonical.js";
 
 const encoder = new TextEncoder();
 const ED25519 = { name: "Ed25519" };

@@ -294,7 +294,7 @@ describe("RFC 3339 through parseTime and the approver's check", () => {
   });
 
   test("the approver never signs a time the core refuses; it refuses the stated times the core reads", async () => {
-    /** Times the core reads that the approver's check (src/wasm/approver/canonical.js) refuses, and why. */
+    /** Times the core reads that the approver's check (js/approver/canonical.js) refuses, and why. */
     const APPROVER_REFUSES = {
       "1990-12-31T23:59:60Z": "its check allows seconds 00-59 only: no leap second",
       "1990-12-31T15:59:60-08:00": "its check allows seconds 00-59 only: no leap second",
