@@ -13,7 +13,7 @@
 import { startEdgeWorker } from "../tests/js/helpers.mjs";
 import { AGENT, approve, client, propose, registerEd25519, startGuardService } from "../tests/js/edge-service-support.mjs";
 import { signConfirmation } from "agent-governor/approver";
-import { startTaskBoard } from "../edge/task-board.mjs";
+import { startTaskBoard } from "../examples/task-board.mjs";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const REJECTIONS_PER_ROUND = Number(process.env.REJECTIONS ?? 600);

@@ -5,7 +5,7 @@
 // split on "\n" as a second tail reference). Two logs: lines of Japanese text and emoji (a two-byte string
 // in V8) and ASCII lines (a one-byte string). Every result is checked against the peer's before timing.
 // Figures and ratios, never assertions: `node bench/log-retention.bench.mjs` after `npm run build`.
-import { startServer } from "../scripts/serve.mjs";
+import { startServer } from "../examples/serve.mjs";
 import { launchChromium } from "../tests/js/helpers.mjs";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 11);

@@ -3,7 +3,7 @@
 // WebCrypto verifying the same 10,000 Ed25519 signatures alone (no chain, no parsing: the floor any verifier
 // pays). In Node and in headless Chromium. Figures and ratios, never assertions:
 // `node bench/receipts.bench.mjs` after `npm run build`.
-import { startServer } from "../scripts/serve.mjs";
+import { startServer } from "../examples/serve.mjs";
 import { launchChromium } from "../tests/js/helpers.mjs";
 
 const COUNT = Number(process.env.COUNT ?? 10_000);

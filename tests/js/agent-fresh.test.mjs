@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { PASSING_VERDICT, completeChecklist, firstChoice, startScriptedModel } from "./support/scripted-model.mjs";
 import { after, before, test } from "node:test";
-import { startTaskBoard } from "../../edge/task-board.mjs";
-import { startGovernedAgent } from "../../edge/agent.mjs";
+import { startTaskBoard } from "../../examples/task-board.mjs";
+import { startGovernedAgent } from "../../examples/agent/agent.mjs";
 import { AGENT, startGuardService } from "./edge-service-support.mjs";
 
 let judgements = 0;

@@ -1,9 +1,9 @@
-// The agent's presence reporter (edge/agent-presence.mjs): one report at a time and the newest wins, the time a
+// The agent's presence reporter (examples/agent/agent-presence.mjs): one report at a time and the newest wins, the time a
 // state began kept while it lasts, text cut to what the guard keeps (never a report the guard would refuse), and
 // the board change in words.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { boardChange, presenceReporter } from "../../edge/agent-presence.mjs";
+import { boardChange, presenceReporter } from "../../examples/agent/agent-presence.mjs";
 
 test("reports: newest wins, since_ms kept while the state lasts, long text cut to the guard's limits", async () => {
   const sent = [];

@@ -1,12 +1,12 @@
-// The governed agent (edge/agent.mjs) with its judgement held to the board's moves, against the edge guard
+// The governed agent (examples/agent/agent.mjs) with its judgement held to the board's moves, against the edge guard
 // under `wrangler dev` and the demo board. The model is scripted and answers with the first alternative of the
 // schema it was sent, so the test asserts what the agent sends (the moves the skill's Preview offers) and that
 // the chosen move reaches the guard as a proposal with the Closer's and the Watcher's evidence.
 import assert from "node:assert/strict";
 import { PASSING_VERDICT, completeChecklist, firstChoice, startScriptedModel } from "./support/scripted-model.mjs";
 import { after, before, test } from "node:test";
-import { startTaskBoard } from "../../edge/task-board.mjs";
-import { startGovernedAgent } from "../../edge/agent.mjs";
+import { startTaskBoard } from "../../examples/task-board.mjs";
+import { startGovernedAgent } from "../../examples/agent/agent.mjs";
 import { AGENT, startGuardService } from "./edge-service-support.mjs";
 
 const judgementSchemas = [];

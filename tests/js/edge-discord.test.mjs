@@ -8,7 +8,7 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { InteractionResponseType, InteractionType, verifyKey } from "discord-interactions";
-import { startTaskBoard } from "../../edge/task-board.mjs";
+import { startTaskBoard } from "../../examples/task-board.mjs";
 import { AGENT, nextNode, propose, startGuardService } from "./edge-service-support.mjs";
 
 const { publicKey, privateKey } = generateKeyPairSync("ed25519");

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import WebSocket from "ws";
-import { startTaskBoard } from "../../edge/task-board.mjs";
+import { startTaskBoard } from "../../examples/task-board.mjs";
 import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, startGuardService } from "./edge-service-support.mjs";
 
 let board;

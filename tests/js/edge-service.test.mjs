@@ -2,7 +2,7 @@
 // with a local task board as the upstream skill that counts every Apply it receives.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { startTaskBoard } from "../../edge/task-board.mjs";
+import { startTaskBoard } from "../../examples/task-board.mjs";
 import {
   ADMIN,
   AGENT,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { startTaskBoard } from "../../edge/task-board.mjs";
+import { startTaskBoard } from "../../examples/task-board.mjs";
 import {
   ADMIN,
   AGENT,

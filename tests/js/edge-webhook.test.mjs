@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
-import { startTaskBoard } from "../../edge/task-board.mjs";
+import { startTaskBoard } from "../../examples/task-board.mjs";
 import { ADMIN, AGENT, approve, nextNode, propose, registerEd25519, startGuardService } from "./edge-service-support.mjs";
 
 const received = [];

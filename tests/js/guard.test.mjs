@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import * as full from "agent-governor";
 import * as guardModule from "agent-governor/guard";
-import { startServer } from "../../scripts/serve.mjs";
+import { startServer } from "../../examples/serve.mjs";
 import { launchChromium, startEdgeWorker } from "./helpers.mjs";
 
 const { Guard, Executor, MemoryStore, issueConfirmation, requestFor, saveConfirmation } = guardModule;

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { startServer } from "../../scripts/serve.mjs";
-import { startTaskBoard } from "../../edge/task-board.mjs";
+import { startServer } from "../../examples/serve.mjs";
+import { startTaskBoard } from "../../examples/task-board.mjs";
 import { axeViolations, freePort, launchChromium, repoRoot } from "./helpers.mjs";
 import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, startGuardService } from "./edge-service-support.mjs";
 

@@ -8,8 +8,8 @@ import { generateText, stepCountIs, tool } from "ai";
 import { z } from "zod";
 import { Closer, GatedPlaybook, MemoryStore, Playbook, Watcher, createGovernor, issueConfirmation, openAICompatible, personaCatalog, pickWatcherPersona } from "agent-governor";
 import { governTools } from "agent-governor/ai";
-import { startModelServer } from "../../scripts/local-llm/server.mjs";
-import { startServer } from "../../scripts/serve.mjs";
+import { startModelServer } from "../../examples/local-llm/server.mjs";
+import { startServer } from "../../examples/serve.mjs";
 import { launchChromium } from "./helpers.mjs";
 
 let model;
@@ -164,7 +164,7 @@ test("Node: the control loop's judge is the local model over HTTP; its answer is
 
 test("Node: the agent's judge, held to the moves the board allows, answers one of them or wait through the local model", { timeout: 240_000 }, async () => {
   const { createControlLoop } = await import("agent-governor");
-  const { judgeWithinMoves } = await import("../../edge/judge-within-moves.mjs");
+  const { judgeWithinMoves } = await import("../../examples/agent/judge-within-moves.mjs");
   const { query, replies } = recordingClient();
   const moves = [
     { node_id: "task-1", from: "todo", to: "in_progress" },

@@ -464,7 +464,7 @@ test("the exporter's timer never keeps a Node process alive", async () => {
 
 test("Chromium: the exporter sends a loop's spans from a page through the browser's fetch (a CORS receiver)", { timeout: 120_000 }, async (t) => {
   const { launchChromium } = await import("./helpers.mjs");
-  const { startServer } = await import("../../scripts/serve.mjs");
+  const { startServer } = await import("../../examples/serve.mjs");
   const bodies = [];
   const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "content-type", "access-control-allow-methods": "POST" };
   const receiver = createServer((request, response) => {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { repoRoot } from "./helpers.mjs";
-import { startTaskBoard } from "../../edge/task-board.mjs";
+import { startTaskBoard } from "../../examples/task-board.mjs";
 import { ADMIN, AGENT, INBOX, startGuardService } from "./edge-service-support.mjs";
 
 function walkThrough() {

@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import { buildSync } from "esbuild";
 import { freePort, launchChromium, repoRoot, startEdgeWorker } from "./helpers.mjs";
-import { startTaskBoard } from "../../edge/task-board.mjs";
+import { startTaskBoard } from "../../examples/task-board.mjs";
 import { INBOX, startGuardService } from "./edge-service-support.mjs";
 import { PASSING_VERDICT, completeChecklist, modelUrl, startScriptedModel } from "./support/scripted-model.mjs";
 

@@ -1,4 +1,4 @@
-// The whole `npm start` path (scripts/start.mjs, after the build): the agent judges the board and proposes to
+// The whole `npm start` path (examples/start.mjs, after the build): the agent judges the board and proposes to
 // the edge guard, a person approves in the inbox (Chromium) with a device key, the guard applies it once, the
 // board shows the new status, and Ctrl-C stops everything. The judge is a scripted OpenAI-compatible endpoint
 // (LLM_BASE_URL), so the test asserts the path, not a small model's choices.
@@ -58,7 +58,7 @@ before(async () => {
   model = await scriptedModel();
   state = mkdtempSync(join(tmpdir(), "start-guard-state-"));
   const port = await freePort();
-  child = spawn(process.execPath, [join(repoRoot, "scripts", "start.mjs")], {
+  child = spawn(process.execPath, [join(repoRoot, "examples", "start.mjs")], {
     cwd: repoRoot,
     env: { ...process.env, PORT: String(port), LLM_BASE_URL: `http://127.0.0.1:${model.address().port}/v1`, LLM_MODEL: "scripted", GUARD_STATE: state },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,7 +1,7 @@
 // The approval page in headless Chromium, importing the built package as a browser user would.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { startServer } from "../../scripts/serve.mjs";
+import { startServer } from "../../examples/serve.mjs";
 import { startFakeLlm } from "../support/fake-llm-server.mjs";
 import { launchChromium } from "./helpers.mjs";
 

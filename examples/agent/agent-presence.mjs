@@ -2,7 +2,7 @@
 // shows it live in the inbox: what the agent is doing (observing, judging, reviewing, waiting for a person,
 // executing, idle, stopped and why, interrupted, paused), since when, and the last change of the board it saw.
 // Reports are sent one at a time, newest wins; a report that cannot be sent is retried with the next change.
-import { HALT_REASON_LIMIT, STATUS_TEXT_LIMITS } from "./service/agent-status-fields.js";
+import { HALT_REASON_LIMIT, STATUS_TEXT_LIMITS } from "../../edge/service/agent-status-fields.js";
 
 const cut = (text, max) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 

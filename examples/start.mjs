@@ -8,9 +8,9 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer } from "./serve.mjs";
-import { freePort, startEdgeWorker } from "./wrangler-dev.mjs";
-import { startTaskBoard } from "../edge/task-board.mjs";
-import { startGovernedAgent } from "../edge/agent.mjs";
+import { freePort, startEdgeWorker } from "../scripts/wrangler-dev.mjs";
+import { startTaskBoard } from "./task-board.mjs";
+import { startGovernedAgent } from "./agent/agent.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const port = Number(process.env.PORT ?? 8080);

@@ -7,7 +7,7 @@
 //                               its arguments held to the tool's parameters by a grammar
 //   GET  /v1/models
 //
-// Usage: node scripts/local-llm/server.mjs [--port N] [--model PATH]   (prints "listening on URL" when ready)
+// Usage: node examples/local-llm/server.mjs [--port N] [--model PATH]   (prints "listening on URL" when ready)
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { getLlama, LlamaChatSession } from "node-llama-cpp";

@@ -4,7 +4,7 @@
 // relayed to it with the inbox's bearer token added here, for the same reason; approvers need no token (they
 // sign). /config.json tells the page which model answers and whether a guard is there; /agent/log is the tail
 // of the governed agent's execution log when one runs beside the server (npm start).
-// Usage: node scripts/serve.mjs [--port N]   (PORT in the environment works too; 0 picks a free port)
+// Usage: node examples/serve.mjs [--port N]   (PORT in the environment works too; 0 picks a free port)
 import { createServer } from "node:http";
 import { connect } from "node:net";
 import { readFile, stat } from "node:fs/promises";

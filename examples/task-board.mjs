@@ -113,7 +113,7 @@ export async function startTaskBoard({ port = 0, nodes = {}, holdApply = null, t
   });
 }
 
-// `node edge/task-board.mjs [PORT]`: a board with a few tasks on 127.0.0.1 (default port 8788, the
+// `node examples/task-board.mjs [PORT]`: a board with a few tasks on 127.0.0.1 (default port 8788, the
 // upstream that edge/service/wrangler.toml names).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const port = Number(process.argv[2] ?? process.env.PORT ?? 8788);
