@@ -133,6 +133,13 @@ pub fn bounded_observation(value: &Value) -> Value {
     Value::String(kept)
 }
 
+/// Keeps `result` as the state's last result and in its memory, dropping the oldest beyond the limits.
+pub fn remember(state: &mut ControlState, result: super::state::ActionResult) {
+    state.memory.push_back(result.clone());
+    state.last_result = Some(result);
+    trim_memory(state);
+}
+
 /// Drops the oldest past results beyond the count and byte limits (the newest is always kept).
 pub fn trim_memory(state: &mut ControlState) {
     let count = state.memory_limit.clamp(1, MAX_MEMORY_LIMIT);

@@ -10,7 +10,6 @@ pub mod event;
 pub mod judge;
 pub mod judgement_answer;
 pub mod log;
-pub mod privileged;
 pub mod render;
 pub mod state;
 pub mod step;

@@ -434,11 +434,4 @@ impl ControlState {
             reversals: Vec::new(),
         }
     }
-
-    /// Keeps `result` as the last result and in the memory, dropping the oldest beyond the limits.
-    pub(super) fn remember(&mut self, result: ActionResult) {
-        self.memory.push_back(result.clone());
-        self.last_result = Some(result);
-        super::bounds::trim_memory(self);
-    }
 }

@@ -2,9 +2,11 @@
 //! randomness: the same state and event always give the same next state and effects, so the host can
 //! persist, replay and test it.
 
+/// Developer commands (`/dev ...`) run by the step: a part of it, in its own file.
+mod privileged;
+
 use super::bounds;
 use super::event::{ControlEffect, ControlEvent, Judgement, LogChannel, LogRecord};
-use super::privileged;
 use super::render::{self, RenderError};
 use super::state::{
     Action, ActionResult, ApprovalRecord, ApprovedBy, ControlState, Execution, Halt, HaltKind,
@@ -709,11 +711,14 @@ impl Machine {
 
     /// Logged only on completion, always; reported to the chat, short.
     fn complete(&mut self, action: &Action, succeeded: bool, detail: &str) {
-        self.state.remember(ActionResult {
-            action: action.clone(),
-            succeeded,
-            detail: one_line(detail),
-        });
+        bounds::remember(
+            &mut self.state,
+            ActionResult {
+                action: action.clone(),
+                succeeded,
+                detail: one_line(detail),
+            },
+        );
         self.log(
             LogChannel::Execution,
             action.what(),

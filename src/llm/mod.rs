@@ -4,6 +4,8 @@
 pub mod ask;
 pub mod bounds;
 pub mod candidates;
+pub mod client_error_kind;
+pub mod error_kind;
 pub mod noise;
 pub mod openai;
 pub mod parse;

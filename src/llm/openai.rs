@@ -1,6 +1,7 @@
 //! The OpenAI-compatible Chat Completions wire format, pure: the request body a query becomes, and what an
 //! HTTP answer means (content, or a typed error). The transport lives in the wasm layer.
 
+pub use super::client_error_kind::ClientErrorKind;
 use super::query::{QueryOptions, QueryReply};
 use super::strict_json::parse_strict;
 use serde::{Deserialize, Serialize};
@@ -70,24 +71,6 @@ impl ClientConfig {
     pub fn chat_completions_url(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
-}
-
-/// Why a Chat Completions call gave no usable content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "snake_case")]
-pub enum ClientErrorKind {
-    /// The endpoint answered with a non-2xx status.
-    Http,
-    /// No answer within the timeout.
-    Timeout,
-    /// The caller aborted the call through the `signal` it passed in the options.
-    Aborted,
-    /// The request did not reach the endpoint.
-    Network,
-    /// The model refused to answer.
-    Refusal,
-    /// The body is not a Chat Completions answer.
-    InvalidResponse,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -32,7 +32,7 @@ pub struct QueryReply {
     /// Set by the built-in client: what kind of failure `error` is.
     #[serde(default)]
     #[tsify(optional)]
-    pub error_kind: Option<super::openai::ClientErrorKind>,
+    pub error_kind: Option<super::client_error_kind::ClientErrorKind>,
     /// Why the generation stopped, as the endpoint said (`stop`, `length`, `content_filter`, ...). `length`
     /// makes any answer `truncated`, however complete it looks; `content_filter` is a failed query.
     #[serde(default)]

@@ -7,7 +7,6 @@
 //! The field vocabulary is the answer schema's own (every property at every level), in any spelling; the
 //! verdict words are English and Japanese.
 
-use super::shape::folded;
 use super::text_search::find_ascii_ci;
 use serde_json::Value;
 
@@ -115,6 +114,14 @@ const JAPANESE_NEGATIVE: [&str; 9] = [
     "失敗",
     "未完",
 ];
+
+/// Lower case without `_` and `-`: `all_complete`, `allComplete` and `AllComplete` are one name.
+pub fn folded(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
 
 /// Every property name the schema declares, at every level (item fields included), once each.
 pub fn schema_field_names(schema: &Value) -> Vec<String> {

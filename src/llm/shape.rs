@@ -6,6 +6,7 @@
 //! `done`, `完了`) or restates a field (`confidenceLevel`); any other unknown key is removed and reported.
 
 use super::bounds::{ListBound, named};
+pub use super::restatement::folded;
 use super::restatement::{key_restates_field, key_states_a_verdict};
 use serde_json::Value;
 
@@ -48,14 +49,6 @@ fn allows(schema: &Value, kind: &str) -> bool {
         Some(Value::Array(kinds)) => kinds.iter().any(|k| k.as_str() == Some(kind)),
         _ => false,
     }
-}
-
-/// Lower case without `_` and `-`: `all_complete`, `allComplete` and `AllComplete` are one name.
-pub fn folded(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 fn join(path: &str, key: &str) -> String {

@@ -5,7 +5,7 @@
 //! one such call exists, and only when its arguments are one unambiguous JSON object; otherwise the answer
 //! is refused. Nothing else in the text is read in its place.
 
-use super::parse::StructuredErrorKind;
+use super::error_kind::StructuredErrorKind;
 use super::strict_json::{StrictError, parse_strict};
 use serde_json::Value;
 

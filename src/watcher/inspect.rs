@@ -20,6 +20,9 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use tsify::Tsify;
 
+/// The seed's `max_iterations` (option `maxRounds`).
+pub const DEFAULT_MAX_ROUNDS: u32 = 3;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -77,7 +80,7 @@ fn default_max_blindspots() -> u32 {
 }
 
 fn default_max_rounds() -> u32 {
-    super::protocol::DEFAULT_MAX_ROUNDS
+    DEFAULT_MAX_ROUNDS
 }
 
 /// The highest `maxRounds`: each round re-runs the executor.
@@ -95,7 +98,7 @@ impl WatcherOptions {
             max_issues: DEFAULT_MAX_ISSUES,
             max_blindspots: DEFAULT_MAX_BLINDSPOTS,
             require_trade_off_acknowledgement: false,
-            max_rounds: super::protocol::DEFAULT_MAX_ROUNDS,
+            max_rounds: DEFAULT_MAX_ROUNDS,
             persona_fallback_to_plain: false,
         }
     }

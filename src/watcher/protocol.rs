@@ -7,8 +7,7 @@ use crate::ports::{Clock, ExecutorRerun, Llm, PromptLoader, Store};
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
-/// The seed's `max_iterations` (option `maxRounds`).
-pub const DEFAULT_MAX_ROUNDS: u32 = 3;
+pub use super::inspect::DEFAULT_MAX_ROUNDS;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[tsify(missing_as_null)]

@@ -8,10 +8,10 @@
 //! - `/dev whitelist add <type>` / `/dev whitelist remove <type>`
 //! - `/dev prefix <token>`: a new privileged prefix
 
-use super::event::{ControlEffect, LogChannel};
-use super::state::Mode;
-use super::step::Machine as StepMachine;
-use super::text::one_line;
+use super::Machine as StepMachine;
+use crate::control::event::{ControlEffect, LogChannel};
+use crate::control::state::Mode;
+use crate::control::text::one_line;
 
 /// The command after the prefix, when `text`'s first token is exactly `prefix`.
 pub fn command(text: &str, prefix: &str) -> Option<String> {
@@ -108,19 +108,19 @@ fn resume(machine: &mut StepMachine) -> Result<String, String> {
 
 fn whitelist(machine: &mut StepMachine, action_type: &str, add: bool) -> Result<String, String> {
     let rules = &mut machine.state_mut().rules;
-    if add && action_type.len() > super::bounds::MAX_ENTRY_BYTES {
+    if add && action_type.len() > crate::control::bounds::MAX_ENTRY_BYTES {
         return Err(format!(
             "an action type is at most {} bytes",
-            super::bounds::MAX_ENTRY_BYTES
+            crate::control::bounds::MAX_ENTRY_BYTES
         ));
     }
-    if add && rules.whitelist.len() >= super::bounds::MAX_WHITELIST_ENTRIES {
+    if add && rules.whitelist.len() >= crate::control::bounds::MAX_WHITELIST_ENTRIES {
         return Err(format!(
             "the whitelist holds at most {} entries",
-            super::bounds::MAX_WHITELIST_ENTRIES
+            crate::control::bounds::MAX_WHITELIST_ENTRIES
         ));
     }
-    let shown = super::display::display_identifier(action_type);
+    let shown = crate::control::display::display_identifier(action_type);
     if add {
         if !rules.whitelist.iter().any(|entry| entry == action_type) {
             rules.whitelist.push(action_type.to_owned());
@@ -138,10 +138,10 @@ fn whitelist(machine: &mut StepMachine, action_type: &str, add: bool) -> Result<
 }
 
 fn set_prefix(machine: &mut StepMachine, token: &str) -> Result<String, String> {
-    if token.len() > super::bounds::MAX_ENTRY_BYTES {
+    if token.len() > crate::control::bounds::MAX_ENTRY_BYTES {
         return Err(format!(
             "a prefix is at most {} bytes",
-            super::bounds::MAX_ENTRY_BYTES
+            crate::control::bounds::MAX_ENTRY_BYTES
         ));
     }
     let rules = &mut machine.state_mut().rules;
@@ -150,6 +150,6 @@ fn set_prefix(machine: &mut StepMachine, token: &str) -> Result<String, String> 
     machine.push(ControlEffect::PersistRules { rules });
     Ok(format!(
         "the developer prefix is now {}",
-        super::display::display_identifier(token)
+        crate::control::display::display_identifier(token)
     ))
 }
