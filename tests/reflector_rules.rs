@@ -102,7 +102,11 @@ fn reflector(
 
 fn store_with(playbook: &Playbook) -> FakeStore {
     let store = FakeStore::default();
-    assert!(run(save_playbook(&store, "default", playbook, None)).unwrap());
+    assert!(
+        run(save_playbook(&store, "default", playbook, None))
+            .unwrap()
+            .is_some()
+    );
     store
 }
 
@@ -866,7 +870,11 @@ fn the_playbook_renders_in_the_ace_text_form() {
 fn the_playbook_is_stored_as_versioned_json_and_concurrent_writes_conflict() {
     let store = FakeStore::default();
     let playbook = seeded_playbook();
-    assert!(run(save_playbook(&store, "p", &playbook, None)).unwrap());
+    assert!(
+        run(save_playbook(&store, "p", &playbook, None))
+            .unwrap()
+            .is_some()
+    );
     let (loaded, text) = run(load_playbook(&store, "p")).unwrap();
     assert_eq!(loaded, playbook);
     let stored: Value = serde_json::from_str(text.as_deref().unwrap()).unwrap();
@@ -875,10 +883,16 @@ fn the_playbook_is_stored_as_versioned_json_and_concurrent_writes_conflict() {
         (Some("agent-governor/playbook"), Some(1))
     );
     assert!(
-        !run(save_playbook(&store, "p", &playbook, None)).unwrap(),
+        run(save_playbook(&store, "p", &playbook, None))
+            .unwrap()
+            .is_none(),
         "a stale writer does not overwrite"
     );
-    assert!(run(save_playbook(&store, "p", &playbook, text.as_deref())).unwrap());
+    assert!(
+        run(save_playbook(&store, "p", &playbook, text.as_deref()))
+            .unwrap()
+            .is_some()
+    );
 }
 
 trait TestAccess {

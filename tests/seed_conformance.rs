@@ -611,7 +611,11 @@ fn playbook_of(count: usize) -> (Playbook, Vec<String>) {
 
 fn store_with(playbook: &Playbook) -> FakeStore {
     let store = FakeStore::default();
-    assert!(run(save_playbook(&store, "default", playbook, None)).unwrap());
+    assert!(
+        run(save_playbook(&store, "default", playbook, None))
+            .unwrap()
+            .is_some()
+    );
     store
 }
 

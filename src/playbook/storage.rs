@@ -41,21 +41,32 @@ pub async fn load_playbook(
     Ok((stored.playbook, Some(text)))
 }
 
-/// Saves `playbook` if the stored text is still `previous`; `Ok(false)` when someone else wrote first.
+/// The one compare-and-swap save of a stored form: `text` under `key` if the stored text is still
+/// `previous`; the text written, or `None` when someone else wrote first.
+async fn save_if_unchanged(
+    store: &impl Store,
+    key: &str,
+    text: String,
+    previous: Option<&str>,
+) -> Result<Option<String>, PortError> {
+    let swapped = store.compare_and_swap(key, previous, &text).await?;
+    Ok(swapped.then_some(text))
+}
+
+/// Saves `playbook` if the stored text is still `previous`: the text written (what a later save names as
+/// its `previous`), or `None` when someone else wrote first.
 pub async fn save_playbook(
     store: &impl Store,
     name: &str,
     playbook: &Playbook,
     previous: Option<&str>,
-) -> Result<bool, PortError> {
-    let stored = Stored {
+) -> Result<Option<String>, PortError> {
+    let text = to_json_string(&Stored {
         format: FORMAT.to_owned(),
         format_version: FORMAT_VERSION,
         playbook: playbook.clone(),
-    };
-    store
-        .compare_and_swap(&key(name), previous, &to_json_string(&stored))
-        .await
+    });
+    save_if_unchanged(store, &key(name), text, previous).await
 }
 
 pub const GATED_FORMAT: &str = "agent-governor/gated-playbook";
@@ -119,8 +130,5 @@ pub async fn save_gated_playbook(
         format_version: GATED_FORMAT_VERSION,
         gate: gate.clone(),
     });
-    let swapped = store
-        .compare_and_swap(&gated_key(name), previous, &text)
-        .await?;
-    Ok(swapped.then_some(text))
+    save_if_unchanged(store, &gated_key(name), text, previous).await
 }

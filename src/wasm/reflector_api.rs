@@ -341,14 +341,11 @@ impl JsPlaybook {
             let snapshot = playbook.borrow().clone();
             let previous = loaded.borrow().clone();
             match save_playbook(&store, &name, &snapshot, previous.as_deref()).await {
-                Ok(true) => {
-                    let (_, text) = load_playbook(&store, &name)
-                        .await
-                        .map_err(|error| coded_error("store_failed", "", &error.message))?;
-                    *loaded.borrow_mut() = text;
+                Ok(Some(text)) => {
+                    *loaded.borrow_mut() = Some(text);
                     Ok(JsValue::UNDEFINED)
                 }
-                Ok(false) => Err(coded_error(
+                Ok(None) => Err(coded_error(
                     "conflict",
                     "",
                     "the stored playbook changed since it was loaded; load it again",
