@@ -13,11 +13,11 @@ import { notifyWebhook, proposalMessage, unknownOutcomeMessage } from "./webhook
 import { agentId, commandChannelVersion, commandView, commandsView, readCommandBody, readCommandResult, readStatus } from "./agent-channel.js";
 import { readSkillUrls, upstreamSkill } from "./skills.js";
 import { approverName, keyMethods, publicKeyView } from "./inbox-keys.js";
+import { agentMethods, forThisAgent } from "./inbox-agents.js";
+import { feedMethods, requireUpgrade } from "./inbox-feed.js";
 
 export const ROLES_HEADER = "x-agent-governor-roles";
 const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at", "invalidated_at", "seal"];
-/** How long a feed ticket may wait to be used (once). */
-const FEED_TICKET_TTL_MS = 60 * 1000;
 const MAX_LIST = 500;
 
 const PHASE_STATUS = {
@@ -600,45 +600,6 @@ export class ApprovalInbox extends DurableObject {
     return json(this.view(newId), 201);
   }
 
-  // ---- live feed (WebSocket hibernation: the object may sleep while sockets stay open) ----
-
-  /** A ticket that opens the feed once, within a minute, with the caller's roles. */
-  issueTicket(roles) {
-    const ticket = `${crypto.randomUUID()}${crypto.randomUUID()}`.replace(/-/g, "");
-    const now = Date.now();
-    this.db.insertTicket(ticket, [...roles].join(","), now + FEED_TICKET_TTL_MS, now);
-    return json({ ticket, expires_at: formatTime(now + FEED_TICKET_TTL_MS) }, 201);
-  }
-
-  /** The roles a ticket carries; it is used up whatever happens next. Unknown, used or expired: 401. */
-  redeemTicket(ticket) {
-    const roles = ticket && ticket.length <= 128 ? this.db.takeTicket(ticket, Date.now()) : null;
-    if (roles === null) throw new HttpError(401, "invalid_ticket", "the feed ticket is unknown, used or expired: ask POST /v1/feed-tickets for another");
-    return new Set(roles.split(",").filter(Boolean));
-  }
-
-  feed(request, roles) {
-    requireUpgrade(request);
-    if (![...roles].some((role) => ["agent", "inbox", "admin"].includes(role))) {
-      throw new HttpError(403, "forbidden", "this ticket does not open the feed");
-    }
-    const [client, server] = Object.values(new WebSocketPair());
-    this.ctx.acceptWebSocket(server);
-    server.send(JSON.stringify({ type: "hello", approvals: this.db.recentApprovals(50).map((row) => this.viewOf(row)), agents: this.db.agentStatuses() }));
-    return new Response(null, { status: 101, webSocket: client });
-  }
-
-  webSocketMessage(socket, message) {
-    if (message === "ping") socket.send("pong");
-  }
-
-  webSocketClose(socket, code) {
-    try {
-      socket.close(code === 1005 ? 1000 : code, "closing");
-    } catch {
-      // Already closed.
-    }
-  }
 
   /** Sends a webhook message about approval `id`; a failure is audited on it. */
   webhook(id, text) {
@@ -674,86 +635,7 @@ export class ApprovalInbox extends DurableObject {
       to_allowed: transitions.some((item) => item.status === view.proposed_change.to),
     });
   }
-
-  // ---- agents: presence and privileged commands ----
-
-  async reportStatus(agent, request) {
-    const status = await readStatus(request);
-    const now = Date.now();
-    this.db.putAgentStatus(agent, now, status);
-    this.broadcast({ type: "agent_status", status: { ...status, agent_id: agent, reported_at_ms: now } });
-    return json({ agent_id: agent, reported_at_ms: now });
-  }
-
-  /** An approver's roles: granted by an admin's enrollment code, or named in ADMIN_APPROVERS. */
-  rolesOf(approver) {
-    const configured = (this.env.ADMIN_APPROVERS ?? "").split(",").map((name) => name.trim()).filter(Boolean);
-    const roles = new Set(this.db.approverRoles(approver));
-    if (configured.includes(approver)) roles.add("admin");
-    return [...roles].sort();
-  }
-
-  /** A privileged command, signed by an approver with the admin role, kept for the agent to take once. */
-  async command(agent, request) {
-    const { action, command } = await readCommandBody(request, agent);
-    const signer = typeof action.key_id === "string" ? this.db.key(action.key_id) : null;
-    if (signer === null) throw new HttpError(403, "signature_invalid", "the command's key is not registered", "action.key_id");
-    if (!this.rolesOf(signer.approver).includes("admin")) {
-      throw new HttpError(403, "forbidden", `\`${signer.approver}\` is not an admin: only an approver with the admin role commands an agent`, "action.key_id");
-    }
-    await this.takeAction(`agent:${agent}`, action, ["command"], commandChannelVersion(this.audience, agent));
-    const now = Date.now();
-    const row = this.db.insertAgentCommand({ agentId: agent, at: now, approver: signer.approver, keyId: signer.key_id, ...command });
-    this.db.appendAudit(now, null, "privileged_command", { agent_id: agent, seq: row.seq, verb: command.verb, text: command.text, approver: signer.approver, key_id: signer.key_id, nonce: action.nonce });
-    this.broadcast({ type: "command", command: commandView(row) });
-    return json(commandView(row), 201);
-  }
-
-  /**
-   * The agent takes a command before acting on it (a command is handed over once, whatever happens next);
-   * with `{ result }` it then says what became of it, once.
-   */
-  async takeCommand(agent, seqText, request) {
-    const seq = Number(seqText);
-    if (!Number.isSafeInteger(seq) || seq < 1) throw new HttpError(400, "invalid_input", "a command is named by its seq", "seq");
-    if (this.db.agentCommand(agent, seq) === null) throw new HttpError(404, "not_found", `agent \`${agent}\` has no command ${seq}`);
-    const hasBody = (request.headers.get("content-type") ?? "") !== "";
-    const body = hasBody ? await readJsonObject(request) : {};
-    if (body.result !== undefined) {
-      const result = readCommandResult(body);
-      if (!this.db.recordCommandResult(agent, seq, result)) throw new HttpError(409, "conflict", `command ${seq} is not taken, or its result is recorded already`);
-      const row = this.db.agentCommand(agent, seq);
-      this.db.appendAudit(Date.now(), null, "command_result", { agent_id: agent, seq, ...result });
-      this.broadcast({ type: "command", command: commandView(row) });
-      return json(commandView(row));
-    }
-    onlyKeys(body, ["result"]);
-    if (!this.db.takeAgentCommand(agent, seq, Date.now())) throw new HttpError(409, "already_taken", `command ${seq} was taken already`);
-    const row = this.db.agentCommand(agent, seq);
-    this.db.appendAudit(row.taken_at, null, "command_taken", { agent_id: agent, seq });
-    this.broadcast({ type: "command", command: commandView(row) });
-    return json(commandView(row));
-  }
 }
 
-/**
- * An agent token bound to an agent id (`agent:<id>` among the roles) acts for that agent only; the inbox and
- * the admin read any agent's channel.
- */
-function forThisAgent(roles, agent) {
-  if (roles.has("inbox") || roles.has("admin")) return;
-  const bound = [...roles].filter((role) => role.startsWith("agent:"));
-  if (bound.length > 0 && !bound.includes(`agent:${agent}`)) {
-    throw new HttpError(403, "forbidden", `this agent token acts for ${bound.map((role) => role.slice(6)).join(", ")}, not \`${agent}\``);
-  }
-}
-
-/** The feed is a WebSocket: anything else is a 426 before a ticket or a token is used. */
-function requireUpgrade(request) {
-  if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
-    throw new HttpError(426, "upgrade_required", "the feed is a WebSocket: send Upgrade: websocket");
-  }
-}
-
-// The routes of the approvers' keys (enrolment, registration, revocation, renaming), in their own file.
-Object.assign(ApprovalInbox.prototype, keyMethods);
+// The routes by resource, each in its own file: the approvers' keys, the live feed, the agents.
+Object.assign(ApprovalInbox.prototype, keyMethods, feedMethods, agentMethods);
