@@ -249,12 +249,27 @@ fn holds_phrase(text: &str, phrases: &[&str]) -> bool {
     phrases.iter().any(|phrase| {
         let mut from = 0;
         while let Some(at) = find_ascii_ci(text, phrase, from) {
-            if whole_word(text, at, phrase.len()) {
+            if whole_word(text, at, phrase.len()) && !negated(text, at) {
                 return true;
             }
             from = at + phrase.len();
         }
         false
+    })
+}
+
+/// Whether the word just before `at` denies what follows ("no failing tests", "nothing failed"): a negative
+/// word denied is not a negative verdict.
+fn negated(text: &str, at: usize) -> bool {
+    const DENIALS: [&str; 6] = ["no", "none", "nothing", "zero", "without", "never"];
+    let before = text.get(..at).unwrap_or_default();
+    let previous = before
+        .split(|c: char| !c.is_alphanumeric())
+        .rfind(|word| !word.is_empty());
+    previous.is_some_and(|word| {
+        DENIALS
+            .iter()
+            .any(|denial| word.eq_ignore_ascii_case(denial))
     })
 }
 
@@ -335,6 +350,7 @@ mod tests {
             assert!(restatement(text, &fields(), true).is_some(), "{text}");
         }
         assert!(restatement("Actually the work is not complete.", &fields(), true).is_some());
+        assert!(restatement("No, it fails the review.", &fields(), true).is_some());
         assert!(restatement("作業は未完了です。", &fields(), true).is_some());
     }
 
@@ -349,6 +365,7 @@ mod tests {
             "I checked the logs and the tags of the release; everything is in place.",
             "The tests pass.",
             "I have completed the review; the summary above says why, with high confidence.",
+            "There are no failing tests, and nothing failed in CI.",
         ] {
             assert_eq!(restatement(text, &fields(), true), None, "{text}");
         }
