@@ -100,6 +100,9 @@ function text(path, value) {
 /** Only white space, as the core reads it (Unicode White_Space: U+0085 is, U+FEFF is not, unlike `trim`). */
 const BLANK = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
+/** Whether `text` is blank as the core reads it (Rust's white space: U+FEFF is not), not as `trim` does. */
+export const isBlank = (text) => BLANK.test(text);
+
 /** No lone surrogate (`isWellFormed` where the host has it; `encodeURIComponent` refuses one everywhere). */
 function isWellFormed(value) {
   if (typeof value.isWellFormed === "function") return value.isWellFormed();

@@ -3,7 +3,7 @@
 // loads no wasm: `agent-governor/approver`. A private key can stay non-extractable and never leaves
 // WebCrypto; passkeys sign inside the authenticator. The bytes signed are the core's canonical encoding
 // (./canonical.js), so any guard verifies them.
-import { actionPayload, confirmationPayload, keyIdText, receiptBytes, sha256 } from "./canonical.js";
+import { actionPayload, confirmationPayload, isBlank, keyIdText, receiptBytes, sha256 } from "./canonical.js";
 import { typedError } from "./errors.js";
 import { isPlainObject } from "./plain-object.js";
 import { readOptions } from "./options.js";
@@ -32,7 +32,7 @@ function readValue(path, read) {
 }
 
 function nonEmptyText(path, value) {
-  if (typeof value !== "string" || value.trim() === "") throw typedError("invalid_input", path, `${path} must be a non-empty string`);
+  if (typeof value !== "string" || isBlank(value)) throw typedError("invalid_input", path, `${path} must be a non-empty string`);
   return value;
 }
 
@@ -70,7 +70,7 @@ function readSigningKey(key) {
     if (!isPlainObject(key)) throw typedError("invalid_key", "key", "key must be { keyId, privateKey }");
     // The whole key `generateApproverKey` returns may be given (its `publicKey` is not used here).
     const { keyId, privateKey } = readOptions("a signing key", "key", key, { keyId: "any", privateKey: "any", publicKey: "any" });
-    if (typeof keyId !== "string" || keyId.trim() === "") {
+    if (typeof keyId !== "string" || isBlank(keyId)) {
       throw typedError("invalid_key", "key.keyId", "keyId must be a non-empty string");
     }
     if (typeof CryptoKey === "undefined" || !(privateKey instanceof CryptoKey) || privateKey.type !== "private") {
@@ -104,7 +104,7 @@ function randomKeyId() {
  */
 export async function generateApproverKey(options = {}) {
   const { keyId = randomKeyId(), extractable = false } = readOptions("generateApproverKey", "options", options, { keyId: "any", extractable: "boolean" });
-  if (typeof keyId !== "string" || keyId.trim() === "") {
+  if (typeof keyId !== "string" || isBlank(keyId)) {
     throw typedError("invalid_key", "options.keyId", "keyId must be a non-empty string");
   }
   if (typeof extractable !== "boolean") {

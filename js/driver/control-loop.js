@@ -18,6 +18,7 @@ import {
   saveConfirmation,
 } from "../wasm/agent_governor_full.js";
 import { memoryLogStore } from "./log-stores.js";
+import { typedError } from "../approver/errors.js";
 import { notAnOption } from "../approver/options.js";
 
 const CONFIG_KEYS = [
@@ -37,13 +38,8 @@ function onlyKnown(path, object, known) {
 }
 const SETUP_KEYS = ["whitelist", "privilegedPrefix", "settings", "memoryLimit", "memoryLimitBytes", "maxInvalidAnswers", "renderers", "rules"];
 
-function governorError(path, message, code = "invalid_input") {
-  const error = new Error(message);
-  error.name = "AgentGovernorError";
-  error.code = code;
-  error.path = path;
-  return error;
-}
+/** The package's typed error, with the path first (as this file reads best). */
+const governorError = (path, message, code = "invalid_input") => typedError(code, path, message);
 
 function readTimeout(options) {
   if (options === undefined || options === null) return undefined;

@@ -2,6 +2,7 @@
 // whole JSON lines under a size limit (10 MB by default), the oldest lines dropped first. A port is
 // `{ append(channel, line), tail(channel, lines), size(channel) }`; every method may return a promise.
 
+import { typedError } from "../approver/errors.js";
 import { readOptions } from "../approver/options.js";
 
 export const LOG_CHANNELS = Object.freeze(["chat", "cli", "execution"]);
@@ -10,13 +11,8 @@ export const DEFAULT_LOG_LIMIT_BYTES = 10 * 1024 * 1024;
 const encoder = new TextEncoder();
 const utf8Bytes = (text) => encoder.encode(text).length;
 
-function governorError(path, message, code = "invalid_input") {
-  const error = new Error(message);
-  error.name = "AgentGovernorError";
-  error.code = code;
-  error.path = path;
-  return error;
-}
+/** The package's typed error, with the path first (as this file reads best). */
+const governorError = (path, message, code = "invalid_input") => typedError(code, path, message);
 
 function checkChannel(channel) {
   if (!LOG_CHANNELS.includes(channel)) {
