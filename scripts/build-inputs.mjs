@@ -1,6 +1,8 @@
-// The fingerprint of everything the package build reads: the crate's sources, prompts and manifests, the
-// JS entry points it copies, the build scripts, and the toolchain versions. `scripts/build.sh` skips the
-// build when dist/ was made from the same inputs. Usage: node scripts/build-inputs.mjs  (prints the digest)
+// The fingerprint of what the package build reads. `scripts/build.sh` skips a stage whose inputs are unchanged:
+//   wasm     what the two WebAssembly modules are made from: the crate's sources, prompts and manifests, the
+//            scripts that compile them, and the toolchain versions
+//   package  all of the above, and the JavaScript it copies beside them and the script writing the entries
+// Usage: node scripts/build-inputs.mjs [wasm|package]  (prints the digest; package by default)
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -8,7 +10,14 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const INPUTS = ["src", "js", "prompts", "Cargo.toml", "Cargo.lock", "scripts/build.sh", "scripts/release-wasm.sh", "scripts/size-budget.mjs", "scripts/build-inputs.mjs", "scripts/package-entries.mjs"];
+const WASM_INPUTS = ["src", "prompts", "Cargo.toml", "Cargo.lock", "scripts/build.sh", "scripts/release-wasm.sh", "scripts/build-inputs.mjs"];
+const PACKAGE_INPUTS = [...WASM_INPUTS, "js", "scripts/size-budget.mjs", "scripts/package-entries.mjs"];
+const stage = process.argv[2] ?? "package";
+if (stage !== "wasm" && stage !== "package") {
+  console.error("usage: node scripts/build-inputs.mjs [wasm|package]");
+  process.exit(2);
+}
+const INPUTS = stage === "wasm" ? WASM_INPUTS : PACKAGE_INPUTS;
 
 function files(path) {
   const stat = statSync(path, { throwIfNoEntry: false });

@@ -4,7 +4,9 @@
 #   dist/          the full module (every component): `agent-governor`, `agent-governor/init`
 #   dist/guard/    the guard module (confirmations, the Executor, MemoryStore): `agent-governor/guard`, `…/guard/init`
 #   dist/approver/ the approver helpers, no wasm: `agent-governor/approver`
-# When dist/ was built from the same inputs (scripts/build-inputs.mjs), nothing is rebuilt; `--force` rebuilds.
+# Two stages, each skipped when its inputs are unchanged (scripts/build-inputs.mjs): the modules (compiled into
+# target/package-wasm/, kept there) and the package (dist/, assembled from them and js/ in seconds). A change to
+# the JavaScript alone never recompiles a module. `--force` redoes both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,14 +15,16 @@ log() { printf '[build] %s\n' "$*"; }
 source scripts/release-wasm.sh
 crate=agent_governor
 out=dist
-inputs=$(node scripts/build-inputs.mjs)
-if [ "${1:-}" != "--force" ] && [ -f "$out/.build-inputs" ] && [ "$(cat "$out/.build-inputs")" = "$inputs" ]; then
+modules=target/package-wasm
+force=false
+if [ "${1:-}" = "--force" ]; then force=true; fi
+package_inputs=$(node scripts/build-inputs.mjs package)
+if [ "$force" = false ] && [ -f "$out/.build-inputs" ] && [ "$(cat "$out/.build-inputs")" = "$package_inputs" ]; then
   log "dist/ is up to date with its inputs (npm run build -- --force rebuilds it)"
   exit 0
 fi
-rm -rf "$out"
 
-# build_module NAME TARGET_DIR OUT_DIR [CARGO FEATURE FLAGS...]
+# build_module NAME TARGET_DIR MODULE_DIR [CARGO FEATURE FLAGS...]
 build_module() {
   local name=$1 target_dir=$2 module_dir=$3
   shift 3
@@ -36,9 +40,21 @@ build_module() {
   node_modules/.bin/wasm-opt -Oz "$module_dir/wasm/${crate}_${name}_bg.wasm" -o "$module_dir/wasm/${crate}_${name}_bg.wasm"
 }
 
-# Separate target directories: the two feature sets never invalidate each other's incremental cache.
-build_module full target/release-wasm/full "$out"
-build_module guard target/release-wasm/guard "$out/guard" --no-default-features
+wasm_inputs=$(node scripts/build-inputs.mjs wasm)
+if [ "$force" = false ] && [ -f "$modules/.build-inputs" ] && [ "$(cat "$modules/.build-inputs")" = "$wasm_inputs" ]; then
+  log "the two modules are up to date with their inputs ($modules/): only the package is assembled again"
+else
+  rm -rf "$modules"
+  # Separate target directories: the two feature sets never invalidate each other's incremental cache.
+  build_module full target/release-wasm/full "$modules/full"
+  build_module guard target/release-wasm/guard "$modules/guard" --no-default-features
+  printf '%s\n' "$wasm_inputs" >"$modules/.build-inputs"
+fi
+
+rm -rf "$out"
+mkdir -p "$out/guard"
+cp -r "$modules/full/wasm" "$out/wasm"
+cp -r "$modules/guard/wasm" "$out/guard/wasm"
 
 # Shared by both modules, once: the approver helpers (plain JavaScript over WebCrypto, no wasm:
 # `agent-governor/approver`), and the full module's control-loop driver and log stores.
@@ -57,4 +73,4 @@ node scripts/package-entries.mjs --require-declarations "$out"
 
 # The ceilings are enforced here (quietly when within them); `npm test` and bench/ print the figures.
 node scripts/size-budget.mjs --quiet "$out/wasm/${crate}_full_bg.wasm" "$out/guard/wasm/${crate}_guard_bg.wasm"
-printf '%s\n' "$inputs" >"$out/.build-inputs"
+printf '%s\n' "$package_inputs" >"$out/.build-inputs"

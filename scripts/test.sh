@@ -61,7 +61,8 @@ step "TypeScript: a consumer compiled with tsc --noEmit --strict"
 node_modules/.bin/tsc -p tests/types/tsconfig.json
 
 step "the built package: Node, the README quick start, workerd, the approval page in Chromium, the local model"
-node --test --test-concurrency=1 tests/js/
+# Two files at a time: the layer waits mostly on a browser, workerd or the local model, each using one core.
+node --test --test-concurrency="${TEST_CONCURRENCY:-2}" tests/js/
 
 step "consumers: the packed package in fresh projects with each bundler, runtime and TypeScript setup (pinned tools)"
 node --test --test-concurrency=1 tests/consumers/

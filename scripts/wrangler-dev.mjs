@@ -41,7 +41,10 @@ export async function startEdgeWorker(vars = {}, { dir = "edge", persistTo = nul
   const wrangler = join(repoRoot, "node_modules", ".bin", "wrangler");
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   const persistArgs = persistTo === null ? [] : ["--persist-to", persistTo];
-  const child = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", "warn", ...persistArgs, ...varArgs], {
+  // Its own inspector port too (the default, 9229, is one per machine): several workers run side by side.
+  const inspectorPort = await freePort();
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--log-level", "warn", ...persistArgs, ...varArgs];
+  const child = spawn(wrangler, args, {
     cwd: join(repoRoot, dir),
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1", NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,0 +1,72 @@
+// The control loop asking a person: an approval request (through the `approve` port) and the outcome of an
+// action found executing after a restart (through `reconcile`); what a port returns is the person's answer,
+// taken on a later turn of the event loop. Methods of the loop's driver (`this` is the driver), assigned to
+// its prototype in control-loop-driver.js.
+import { isPlainObject } from "./control-loop-config.js";
+import { portText } from "./control-loop-text.js";
+
+export const personMethods = {
+  requestApproval(effect) {
+    const action = structuredClone(this.state.in_progress);
+    const request = { requestId: effect.request_id, actionId: effect.action_id, lines: [...effect.lines], note: effect.note ?? null, digest: effect.digest, action };
+    this.pending = structuredClone(request);
+    // A string is the person's answer; `{ withdraw: reason }` is the host setting its own request aside
+    // before anyone answered (what it would act on is gone): the loop then judges again.
+    this.askPerson("approve", request, (answer) => {
+      if (typeof answer === "string") return { event: "approval_answered", request_id: effect.request_id, answer: portText(answer) };
+      if (isPlainObject(answer) && typeof answer.withdraw === "string") {
+        return { event: "approval_withdrawn", request_id: effect.request_id, reason: portText(answer.withdraw, "withdrawn by the host") };
+      }
+      return null;
+    });
+  },
+
+  requestReconcile(effect) {
+    const waiting = (this.state.unreconciled ?? []).find(({ action }) => action.id === effect.action_id);
+    const request = { actionId: effect.action_id, lines: [...effect.lines], action: structuredClone(waiting?.action ?? null) };
+    this.askPerson("reconcile", request, (outcome) =>
+      outcome === "applied" || outcome === "not_applied"
+        ? { event: "outcome_reconciled", action_id: effect.action_id, applied: outcome === "applied" }
+        : null,
+    );
+  },
+
+  /**
+   * Shows `request` through the `port` (approve, reconcile). What the port returns, when `toEvent` reads it
+   * as an answer, is the person's; nothing returned means the answer comes through the loop's methods. It is
+   * taken on a later turn of the event loop, so a port that answers at once cannot spin the loop. The loop
+   * is settled while it waits for a person, and not between an answer's arrival and its step.
+   */
+  askPerson(port, request, toEvent) {
+    const show = this.config[port];
+    if (!show || this.stopped) return;
+    let returned;
+    try {
+      returned = show(request);
+    } catch (error) {
+      this.failed(port, error);
+      return;
+    }
+    Promise.resolve(returned).then(
+      (answer) => {
+        const event = toEvent(answer);
+        if (event) this.track(this.later(event, port));
+      },
+      (error) => this.failed(port, error),
+    );
+  },
+
+  /** Dispatches `event` on a later turn of the event loop, unless the loop was stopped by then. */
+  later(event, port) {
+    return new Promise((resolve) => {
+      setTimeout(() => {
+        try {
+          if (!this.stopped) this.dispatch(event);
+        } catch (error) {
+          this.failed(port, error);
+        }
+        resolve();
+      }, 0);
+    });
+  },
+};

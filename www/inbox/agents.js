@@ -1,0 +1,99 @@
+// The agent this inbox shows and commands: which one (a choice when there are several), its presence, and
+// the Command form, whose commands are signed exactly as the agent will receive them and sent through the guard.
+import { guardApi } from "./guard-api.js";
+import { signHumanAction } from "./approver-keys.js";
+import { showPresence } from "./presence.js";
+import { commandLine, needsText, showCommands } from "./commands.js";
+import { element, shown } from "./render.js";
+import { $, announce, needApprover, words } from "./page.js";
+
+/**
+ * The agent this inbox shows and commands: the one the person picked, else the one the local server runs
+ * beside it (npm start), else the only one; with several and none picked, the person picks (never guessed).
+ */
+function currentAgent(state) {
+  const wanted = state.pickedAgent ?? state.localAgent;
+  if (wanted) return state.agents.get(wanted) ?? null;
+  return state.agents.size === 1 ? [...state.agents.values()][0] : null;
+}
+
+export function showPresenceNow(state) {
+  showAgentPicker(state);
+  try {
+    showPresence($("presence"), currentAgent(state), words(state), Date.now(), {
+      isAdmin: state.approver !== null && state.isAdmin,
+      knownApproval: (id) => state.approvals.has(id),
+    });
+  } catch (error) {
+    $("presence").replaceChildren(element("p", { class: "warning", text: words(state).failed(error.message) }));
+  }
+  const agent = currentAgent(state);
+  $("command-to").textContent = agent ? words(state).commandTo(shown(agent.agent_id)) : words(state).presenceNone;
+  $("command-send").disabled = !agent;
+}
+
+/** With more than one agent, a choice of which to show and command. */
+function showAgentPicker(state) {
+  const picker = $("agent-picker");
+  const ids = [...state.agents.keys()].sort();
+  picker.hidden = ids.length < 2;
+  if (picker.hidden) return;
+  const select = $("agent-select");
+  const current = currentAgent(state)?.agent_id ?? "";
+  if ([...select.options].map((option) => option.value).join("\n") !== ["", ...ids].join("\n")) {
+    select.replaceChildren(element("option", { value: "", text: "—" }), ...ids.map((id) => element("option", { value: id, text: shown(id) })));
+  }
+  select.value = current;
+}
+
+export async function loadAgents(state) {
+  const answer = await guardApi.agents().catch(() => null);
+  if (answer?.status === 200) for (const status of answer.body.agents) state.agents.set(status.agent_id, status);
+  const agent = currentAgent(state);
+  if (agent && state.isAdmin) {
+    const listed = await guardApi.commands(agent.agent_id).catch(() => null);
+    if (listed?.status === 200) state.commands = listed.body.commands;
+  }
+}
+
+/** The Command form: Sign and send, and the text field only for a verb that takes text. */
+export function setUpCommandForm(state) {
+  $("command-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    sendCommand(state);
+  });
+  $("command-verb").addEventListener("change", () => {
+    $("command-text").disabled = !needsText($("command-verb").value);
+  });
+}
+
+/** Signs the command exactly as the agent will receive it and sends it through the guard. */
+async function sendCommand(state) {
+  const agent = currentAgent(state);
+  if (!agent) return announce(words(state).presenceNone);
+  if (!needApprover(state) || state.sendingCommand) return;
+  const verb = $("command-verb").value;
+  const text = $("command-text").value;
+  if (needsText(verb) && text.trim() === "") {
+    announce(words(state).commandNeedsText);
+    $("command-text").focus();
+    return;
+  }
+  state.sendingCommand = true;
+  try {
+    const listed = await guardApi.commands(agent.agent_id);
+    if (listed.status !== 200) throw new Error(listed.body.message);
+    const detail = commandLine(verb, text);
+    const action = await signHumanAction(state.approver, { action: "command", approval_id: `agent:${agent.agent_id}`, version: listed.body.version, detail, at: new Date().toISOString(), key_id: null });
+    const sent = await guardApi.sendCommand(agent.agent_id, action);
+    if (sent.status !== 201) throw new Error(sent.body.message);
+    state.commands = [...state.commands.filter((known) => known.seq !== sent.body.seq), sent.body].sort((a, b) => a.seq - b.seq);
+    $("command-text").value = "";
+    announce(words(state).commandSent(detail));
+    showCommands($("commands"), state.commands, words(state));
+  } catch (error) {
+    announce(words(state).failed(error.message));
+  } finally {
+    state.sendingCommand = false;
+  }
+}

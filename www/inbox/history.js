@@ -1,0 +1,26 @@
+// The history and the audit: on each history card, how the approval ended and its own audit trail; below the
+// cards, the guard's audit trail as a whole, one line a record.
+import { element, shown } from "./render.js";
+import { outcomeLine, trailOf } from "./outcome.js";
+import { words } from "./page.js";
+
+/** On a history card: how it ended and its own audit trail. */
+export function historyOf(state, approval, listId) {
+  if (listId !== "history") return [];
+  const line = outcomeLine(approval, words(state));
+  // A decline's reason is the person's own words: shown apart from the page's sentence.
+  const reason = approval.state === "declined" && approval.decision?.reason ? approval.decision.reason : null;
+  return [
+    line ? element("p", { class: "outcome", "data-testid": "outcome" }, element("span", { text: reason ? `${line} ` : line }), reason ? element("q", { class: "agent-text", text: shown(reason) }) : null) : null,
+    trailOf(state.trails.get(approval.approval_id) ?? [], words(state)),
+  ];
+}
+
+/** Replaces the list's lines with the guard's audit records: when, what happened, and to which approval. */
+export function showAudit(list, records, words) {
+  list.replaceChildren(
+    ...records.map((record) =>
+      element("li", { text: `${new Date(record.at).toLocaleString(words.locale)} · ${words.events?.[record.event] ?? record.event} ${record.approval_id ?? ""}` }),
+    ),
+  );
+}
