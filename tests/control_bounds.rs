@@ -131,6 +131,8 @@ fn a_loop_driven_for_100_000_events_of_multi_byte_text_stays_bounded_and_a_human
                     ControlEvent::ApprovalAnswered {
                         request_id,
                         answer: "y".to_owned(),
+                        reason: None,
+                        edited: None,
                     },
                 );
             }

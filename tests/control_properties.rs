@@ -236,6 +236,8 @@ impl Harness {
         ControlEvent::ApprovalAnswered {
             request_id,
             answer: answer.to_owned(),
+            reason: None,
+            edited: None,
         }
     }
 

@@ -8,6 +8,7 @@
     clippy::panic
 )]
 
+use agent_governor::control::judge::{JudgeRequest, prompt_variables};
 use agent_governor::control::*;
 use serde_json::{Value, json};
 
@@ -82,6 +83,8 @@ impl Host {
         self.send(ControlEvent::ApprovalAnswered {
             request_id,
             answer: answer.to_owned(),
+            reason: None,
+            edited: None,
         })
     }
 
@@ -380,6 +383,331 @@ fn n_stops_and_ends_the_task() {
         !executes(&host.answer("y")),
         "the declined action cannot be approved afterwards"
     );
+}
+
+/// A decline with the person's words, for the request waiting.
+fn decline(host: &mut Host, reason: &str) -> Vec<ControlEffect> {
+    let request_id = host.waiting_request_id();
+    host.send(ControlEvent::ApprovalAnswered {
+        request_id,
+        answer: "n".to_owned(),
+        reason: Some(reason.to_owned()),
+        edited: None,
+    })
+}
+
+fn declined_given_to_judge(effects: &[ControlEffect]) -> Option<Vec<Declined>> {
+    effects.iter().find_map(|e| match e {
+        ControlEffect::AskJudge { declined, .. } => Some(declined.clone()),
+        _ => None,
+    })
+}
+
+fn resume(host: &mut Host) -> Vec<ControlEffect> {
+    let prefix = host.state.rules.privileged_prefix.clone();
+    host.say(&format!("{prefix} resume"))
+}
+
+#[test]
+fn a_decline_s_reason_reaches_the_judge_as_the_person_s_words() {
+    let mut host = awaiting_approval();
+    let effects = decline(&mut host, "not before the release,\nplease");
+    assert_eq!(host.state.mode, Mode::Stopped);
+    assert!(
+        chat(&effects)
+            .iter()
+            .any(|line| line.contains("\u{201c}not before the release, please\u{201d}")),
+        "{:?}",
+        chat(&effects)
+    );
+    let asked = resume(&mut host);
+    let declined = declined_given_to_judge(&asked).expect("the resume asks the judge");
+    assert_eq!(declined.len(), 1);
+    assert_eq!(
+        declined[0].reason.as_deref(),
+        Some("not before the release, please")
+    );
+    assert!(declined[0].what.contains("T-7"));
+    // The judge's prompt carries it, quoted, as the person's words.
+    let request = JudgeRequest {
+        situation: host.state.situation.clone(),
+        memory: Vec::new(),
+        declined,
+        action_types: Vec::new(),
+        settings: Default::default(),
+        playbook: None,
+        log_tail: None,
+    };
+    let variables = prompt_variables(&request);
+    let text = variables["declined"].as_str().unwrap();
+    assert!(
+        text.contains("the person said: \"not before the release, please\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_declined_change_is_not_asked_again_until_the_situation_or_an_instruction_changes() {
+    let mut host = awaiting_approval();
+    decline(&mut host, "no");
+    resume(&mut host);
+    // The judge proposes the very same change: the person is not asked; the loop waits.
+    let again = host.judge(close_ticket());
+    assert!(approval_request(&again).is_none(), "asked again: {again:?}");
+    assert!(!executes(&again));
+    assert_eq!(host.state.mode, Mode::Idle);
+    assert!(
+        chat(&again)
+            .iter()
+            .any(|line| line.starts_with("Not asking again"))
+    );
+    // The same observation again is no change: the judge is not even asked.
+    assert!(!asks_judge(&host.observe(json!({"T-7": "review"}))));
+    // A different change is asked for as usual.
+    let other = Judgement::Act {
+        action_type: "status_change".to_owned(),
+        summary: "move ticket T-8".to_owned(),
+        impact_scope: "task board: ticket T-8".to_owned(),
+        parameters: json!({"node_id": "T-8", "from": "review", "to": "done"}),
+    };
+    host.observe(json!({"T-7": "review", "T-8": "review"}));
+    assert!(approval_request(&host.judge(other)).is_some());
+    decline(&mut host, "neither");
+    // The board changed since T-7 was declined: asking for it again is allowed.
+    resume(&mut host);
+    assert!(approval_request(&host.judge(close_ticket())).is_some());
+    decline(&mut host, "still no");
+    // A person's new instruction is a change too, even with the board as it was.
+    host.say("please close T-7 now");
+    assert!(approval_request(&host.judge(close_ticket())).is_some());
+}
+
+#[test]
+fn a_reason_belongs_to_a_decline_never_to_an_approval() {
+    let mut host = awaiting_approval();
+    let request_id = host.waiting_request_id();
+    let effects = host.send(ControlEvent::ApprovalAnswered {
+        request_id,
+        answer: "y".to_owned(),
+        reason: Some("no, do not".to_owned()),
+        edited: None,
+    });
+    assert!(!executes(&effects));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, ControlEffect::AnswerRefused { .. }))
+    );
+    assert_eq!(host.state.mode, Mode::AwaitingApproval);
+    // A y with an empty reason is a y.
+    let request_id = host.waiting_request_id();
+    let effects = host.send(ControlEvent::ApprovalAnswered {
+        request_id,
+        answer: "y".to_owned(),
+        reason: Some(" ".to_owned()),
+        edited: None,
+    });
+    assert!(executes(&effects));
+}
+
+#[test]
+fn declines_are_remembered_within_a_bound_and_survive_a_restart() {
+    let mut host = Host::new(Rules::default());
+    for n in 0..40 {
+        host.observe(json!({ "T-7": "review", "n": n }));
+        if host.state.mode == Mode::Stopped {
+            resume(&mut host);
+        }
+        host.judge(close_ticket());
+        decline(&mut host, &"why ".repeat(500));
+    }
+    assert!(host.state.declined.len() <= 16);
+    assert!(
+        host.state.declined.iter().all(|declined| declined
+            .reason
+            .as_ref()
+            .unwrap()
+            .chars()
+            .count()
+            <= 240)
+    );
+    let saved = serde_json::to_string(&host.state).unwrap();
+    let reloaded: ControlState = serde_json::from_str(&saved).unwrap();
+    assert_eq!(reloaded.declined, host.state.declined);
+    // A state saved before declines were remembered still loads.
+    let mut old: Value = serde_json::from_str(&saved).unwrap();
+    old.as_object_mut().unwrap().remove("declined");
+    old.as_object_mut().unwrap().remove("instructions_given");
+    let loaded: ControlState = serde_json::from_value(old).unwrap();
+    assert!(loaded.declined.is_empty());
+}
+
+fn reply(host: &mut Host, text: &str) -> Vec<ControlEffect> {
+    host.send(ControlEvent::HumanReply {
+        text: text.to_owned(),
+    })
+}
+
+fn instruction_given_to_judge(effects: &[ControlEffect]) -> Option<Option<String>> {
+    effects.iter().find_map(|e| match e {
+        ControlEffect::AskJudge { situation, .. } => Some(situation.instruction.clone()),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_reply_interrupts_nothing_and_is_read_at_the_next_judgement() {
+    let mut host = awaiting_approval();
+    // Awaiting approval: the reply is kept; the request still waits, nothing is interrupted.
+    let effects = reply(&mut host, "T-7 can wait until Monday");
+    assert_eq!(host.state.mode, Mode::AwaitingApproval);
+    assert!(!asks_judge(&effects));
+    assert_eq!(host.state.unread_replies, vec!["T-7 can wait until Monday"]);
+    // A reply is never a developer command, whatever its first word.
+    let prefix = host.state.rules.privileged_prefix.clone();
+    reply(&mut host, &format!("{prefix} whitelist add status_change"));
+    assert!(host.state.rules.whitelist.is_empty());
+    assert_eq!(host.state.mode, Mode::AwaitingApproval);
+    // The approval goes on; once it ran, the next judgement reads both replies.
+    assert!(executes(&host.answer("y")));
+    let finished = host.finish(true, "moved");
+    let read = instruction_given_to_judge(&finished)
+        .or_else(|| instruction_given_to_judge(&host.observe(json!({"T-7": "done"}))))
+        .expect("the judge is asked again");
+    let read = read.expect("with the replies");
+    assert!(read.contains("T-7 can wait until Monday"), "{read}");
+    assert!(read.contains("whitelist add status_change"), "{read}");
+    assert!(host.state.unread_replies.is_empty());
+}
+
+#[test]
+fn a_reply_to_an_idle_loop_asks_the_judge_at_once_and_one_during_a_judgement_is_not_lost() {
+    let mut host = Host::new(Rules::default());
+    let effects = reply(&mut host, "please look at T-9");
+    assert_eq!(
+        instruction_given_to_judge(&effects),
+        Some(Some("please look at T-9".to_owned()))
+    );
+    // While the judge is asked, a reply waits; the answer (wait) leaves the loop idle: it is read at once.
+    assert_eq!(host.state.mode, Mode::Judging);
+    reply(&mut host, "and T-10");
+    let judge_id = host.state.judgement_id;
+    let effects = host.send(ControlEvent::JudgementReceived {
+        judgement_id: judge_id,
+        judgement: Judgement::Wait,
+    });
+    assert_eq!(
+        instruction_given_to_judge(&effects),
+        Some(Some("and T-10".to_owned()))
+    );
+    // An empty reply is nothing.
+    let before = host.state.clone();
+    reply(&mut host, "  \n ");
+    assert_eq!(host.state.unread_replies, before.unread_replies);
+}
+
+#[test]
+fn replies_stay_within_their_bound() {
+    let mut host = awaiting_approval();
+    for n in 0..100 {
+        reply(&mut host, &format!("{n} {}", "long words ".repeat(200)));
+    }
+    assert!(host.state.unread_replies.len() <= 32);
+    let total: usize = host.state.unread_replies.iter().map(String::len).sum();
+    assert!(total <= 16 * 1024, "{total}");
+    assert!(host.state.unread_replies.last().unwrap().starts_with("99 "));
+}
+
+fn answer_edited(host: &mut Host, answer: &str, parameters: Value) -> Vec<ControlEffect> {
+    let request_id = host.waiting_request_id();
+    host.send(ControlEvent::ApprovalAnswered {
+        request_id,
+        answer: answer.to_owned(),
+        reason: None,
+        edited: Some(parameters),
+    })
+}
+
+fn executed_action(effects: &[ControlEffect]) -> Option<(Action, ApprovalRecord)> {
+    effects.iter().find_map(|e| match e {
+        ControlEffect::Execute { action, approval } => {
+            Some(((**action).clone(), (**approval).clone()))
+        }
+        _ => None,
+    })
+}
+
+#[test]
+fn a_change_edited_before_approval_runs_as_edited_and_the_loop_says_how() {
+    let mut host = awaiting_approval();
+    let shown = host.state.in_progress.clone().unwrap();
+    let effects = answer_edited(
+        &mut host,
+        "y",
+        json!({"node_id": "T-7", "from": "review", "to": "archived"}),
+    );
+    let (action, approval) =
+        executed_action(&effects).unwrap_or_else(|| panic!("the edited change runs: {effects:?}"));
+    assert_eq!(action.parameters["to"], "archived");
+    assert_eq!(action.action_type, shown.action_type);
+    assert_ne!(action.digest, shown.digest);
+    assert!(action.lines[0].contains("archived"), "{:?}", action.lines);
+    assert_eq!(approval.digest, action.digest);
+    assert_eq!(approval.ui_action, "edited_y");
+    assert_eq!(
+        approval.edited_request_id.as_deref(),
+        Some(shown.request_id().as_str())
+    );
+    assert_eq!(
+        approval.request_id.as_deref(),
+        Some(action.request_id().as_str())
+    );
+    assert!(
+        chat(&effects)
+            .iter()
+            .any(|line| line.starts_with("Edited by a person") && line.contains("archived")),
+        "{:?}",
+        chat(&effects)
+    );
+    // Its result is the edited action's: the judge reads what really ran.
+    host.finish(true, "moved");
+    assert_eq!(
+        host.state.memory.back().unwrap().action.parameters["to"],
+        "archived"
+    );
+}
+
+#[test]
+fn an_edit_comes_only_with_a_y_and_only_for_a_task_it_can_show() {
+    // With n: refused, the request still waits.
+    let mut host = awaiting_approval();
+    let effects = answer_edited(
+        &mut host,
+        "n",
+        json!({"node_id": "T-7", "from": "review", "to": "x"}),
+    );
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, ControlEffect::AnswerRefused { .. }))
+    );
+    assert_eq!(host.state.mode, Mode::AwaitingApproval);
+    // Parameters the machine cannot render into two lines: refused, nothing runs.
+    let deep = (0..100).fold(json!("x"), |inner, _| json!({ "a": inner }));
+    let effects = answer_edited(&mut host, "y", json!({"node_id": "T-7", "deep": deep}));
+    assert!(!executes(&effects));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, ControlEffect::AnswerRefused { .. }))
+    );
+    assert_eq!(host.state.mode, Mode::AwaitingApproval);
+    // The same parameters as shown: a plain y.
+    let shown = host.state.in_progress.clone().unwrap();
+    let effects = answer_edited(&mut host, "y", shown.parameters.clone());
+    let (action, approval) = executed_action(&effects).unwrap();
+    assert_eq!(action.digest, shown.digest);
+    assert_eq!(approval.ui_action, "chat_y");
 }
 
 #[test]
@@ -921,6 +1249,8 @@ fn a_saved_state_whose_approval_names_another_request_with_the_same_digest_is_no
     let asked = host.send_unsaved(ControlEvent::ApprovalAnswered {
         request_id,
         answer: "y".to_owned(),
+        reason: None,
+        edited: None,
     });
     let revision = asked
         .iter()
@@ -1019,6 +1349,8 @@ fn an_approved_action_runs_only_after_the_state_marking_it_executing_was_saved()
     let approved = host.send_unsaved(ControlEvent::ApprovalAnswered {
         request_id,
         answer: "y".to_owned(),
+        reason: None,
+        edited: None,
     });
     assert!(!executes(&approved), "not in the step that approves");
     let revision = approved
@@ -1050,6 +1382,8 @@ fn a_save_that_fails_runs_nothing_and_the_action_is_offered_again_as_a_new_reque
     let approved = host.send_unsaved(ControlEvent::ApprovalAnswered {
         request_id: first.clone(),
         answer: "y".to_owned(),
+        reason: None,
+        edited: None,
     });
     let revision = approved
         .iter()
@@ -1107,6 +1441,8 @@ fn a_human_message_before_an_approved_action_started_sets_it_aside() {
     host.send_unsaved(ControlEvent::ApprovalAnswered {
         request_id,
         answer: "y".to_owned(),
+        reason: None,
+        edited: None,
     });
     let effects = host.send(ControlEvent::HumanMessage {
         text: "stop everything".to_owned(),
@@ -1137,6 +1473,8 @@ fn an_answer_for_another_request_is_refused_and_logged() {
     let refused = host.send(ControlEvent::ApprovalAnswered {
         request_id: "a-1-0.00000000".to_owned(),
         answer: "y".to_owned(),
+        reason: None,
+        edited: None,
     });
     assert!(
         refused
@@ -1204,6 +1542,8 @@ fn a_save_never_asked_for_cannot_start_an_action() {
     host.send_unsaved(ControlEvent::ApprovalAnswered {
         request_id,
         answer: "y".to_owned(),
+        reason: None,
+        edited: None,
     });
     let revision = host.state.revision;
     assert!(!executes(&host.send_unsaved(

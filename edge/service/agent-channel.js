@@ -11,7 +11,15 @@ import { HALT_REASON_LIMIT, STATUS_TEXT_LIMITS } from "./agent-status-fields.js"
 /** What an agent may say it is doing. */
 export const AGENT_STATES = ["observing", "judging", "reviewing", "waiting", "executing", "idle", "stopped", "interrupted", "paused"];
 /** The commands an admin may send, by their first word (the rest is the command's text). */
-export const COMMAND_VERBS = ["instruction", "goal", "discard", "stop", "resume", "whitelist", "prefix"];
+export const COMMAND_VERBS = ["instruction", "goal", "discard", "stop", "resume", "whitelist", "prefix", "reply", "answer"];
+/**
+ * The verbs any approver may send, admin or not: a reply (it decides and commands nothing: the agent reads it
+ * when it next judges), and the answer to the question an interrupted agent asks (`answer resume` or
+ * `answer discard`), a decision like an approval's.
+ */
+export const APPROVER_VERBS = ["reply", "answer"];
+/** The answers to an interrupted agent's question. */
+export const ANSWERS = ["resume", "discard"];
 /** An agent id: one path segment of letters, digits and `. _ : -`. */
 const AGENT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /** The largest presence report kept (a report over it is refused: it is the agent's, never a person's). */
@@ -48,7 +56,7 @@ export function readCommand(detail) {
   }
   const text = line.slice(verb.length + 1);
   if (line.length > verb.length && line[verb.length] !== " ") throw new HttpError(400, "invalid_input", "a verb is followed by one space", "action.detail");
-  const needsText = ["instruction", "goal", "whitelist", "prefix"].includes(verb);
+  const needsText = ["instruction", "goal", "whitelist", "prefix", "reply", "answer"].includes(verb);
   if (needsText && text === "") throw new HttpError(400, "invalid_input", `\`${verb}\` needs its text after the verb`, "action.detail");
   if (!needsText && text !== "") throw new HttpError(400, "invalid_input", `\`${verb}\` takes no text`, "action.detail");
   const words = text.split(" ");
@@ -56,7 +64,8 @@ export function readCommand(detail) {
     throw new HttpError(400, "invalid_input", "`whitelist` is `whitelist add <type>` or `whitelist remove <type>`", "action.detail");
   }
   if (verb === "prefix" && !TOKEN.test(text)) throw new HttpError(400, "invalid_input", "`prefix` takes one token", "action.detail");
-  if (["instruction", "goal"].includes(verb) && text.replace(SEPARATORS, "") === "") {
+  if (verb === "answer" && !ANSWERS.includes(text)) throw new HttpError(400, "invalid_input", "`answer` is `answer resume` or `answer discard`", "action.detail");
+  if (["instruction", "goal", "reply"].includes(verb) && text.replace(SEPARATORS, "") === "") {
     throw new HttpError(400, "invalid_input", `\`${verb}\` needs its text after the verb`, "action.detail");
   }
   return { verb, text };

@@ -1,7 +1,7 @@
 // The agents in the approval inbox: the presence an agent reports, and the privileged commands an admin
 // signs for it, taken once. Methods of the inbox's Durable Object, assigned to its prototype in inbox.js.
 import { HttpError, json, onlyKeys, readJsonObject } from "./http.js";
-import { commandChannelVersion, commandView, readCommandBody, readCommandResult, readStatus } from "./agent-channel.js";
+import { APPROVER_VERBS, commandChannelVersion, commandView, readCommandBody, readCommandResult, readStatus } from "./agent-channel.js";
 
 export const agentMethods = {
   async reportStatus(agent, request) {
@@ -20,18 +20,21 @@ export const agentMethods = {
     return [...roles].sort();
   },
 
-  /** A privileged command, signed by an approver with the admin role, kept for the agent to take once. */
+  /**
+   * A privileged command, signed by an approver with the admin role, kept for the agent to take once; or a
+   * reply or the answer to an interrupted agent's question, which any approver may sign (APPROVER_VERBS).
+   */
   async command(agent, request) {
     const { action, command } = await readCommandBody(request, agent);
     const signer = typeof action.key_id === "string" ? this.db.key(action.key_id) : null;
     if (signer === null) throw new HttpError(403, "signature_invalid", "the command's key is not registered", "action.key_id");
-    if (!this.rolesOf(signer.approver).includes("admin")) {
+    if (!APPROVER_VERBS.includes(command.verb) && !this.rolesOf(signer.approver).includes("admin")) {
       throw new HttpError(403, "forbidden", `\`${signer.approver}\` is not an admin: only an approver with the admin role commands an agent`, "action.key_id");
     }
     await this.takeAction(`agent:${agent}`, action, ["command"], commandChannelVersion(this.audience, agent));
     const now = Date.now();
     const row = this.db.insertAgentCommand({ agentId: agent, at: now, approver: signer.approver, keyId: signer.key_id, ...command });
-    this.db.appendAudit(now, null, "privileged_command", { agent_id: agent, seq: row.seq, verb: command.verb, text: command.text, approver: signer.approver, key_id: signer.key_id, nonce: action.nonce });
+    this.db.appendAudit(now, null, APPROVER_VERBS.includes(command.verb) ? command.verb : "privileged_command", { agent_id: agent, seq: row.seq, verb: command.verb, text: command.text, approver: signer.approver, key_id: signer.key_id, nonce: action.nonce });
     this.broadcast({ type: "command", command: commandView(row) });
     return json(commandView(row), 201);
   },

@@ -15,6 +15,7 @@ import { readSkillUrls, upstreamSkill } from "./skills.js";
 import { approverName, keyMethods, publicKeyView } from "./inbox-keys.js";
 import { agentMethods, forThisAgent } from "./inbox-agents.js";
 import { feedMethods, requireUpgrade } from "./inbox-feed.js";
+import { editMethods } from "./inbox-edits.js";
 
 export const ROLES_HEADER = "x-agent-governor-roles";
 const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at", "invalidated_at", "seal"];
@@ -45,6 +46,7 @@ const ROUTE_METHODS = {
   "approvals/:id/cancel": ["POST"],
   "approvals/:id/reconcile": ["POST"],
   "approvals/:id/reconfirm": ["POST"],
+  "approvals/:id/edit": ["POST"],
   "approvals/:id/preview": ["GET"],
   apply: ["POST"],
   audit: ["GET"],
@@ -161,6 +163,9 @@ export class ApprovalInbox extends DurableObject {
       case "POST approvals/:id/reconfirm":
         need("inbox", "admin");
         return this.reconfirm(id, request);
+      case "POST approvals/:id/edit":
+        need("inbox", "admin");
+        return this.edit(id, request);
       case "POST apply":
         need("agent", "inbox");
         return this.apply(request, roles.has("agent"));
@@ -281,6 +286,7 @@ export class ApprovalInbox extends DurableObject {
         requestFor,
         audience: this.audience,
         reconfirm: this.db.reconfirm(row.id),
+        editedAs: row.decision === "e" ? this.editedAs(row.id) : null,
       });
       // Decisions are credited to the person whose key made them.
       if (view.decision !== null) view.decision.approver = this.db.key(view.decision.key_id ?? "")?.approver ?? null;
@@ -426,6 +432,9 @@ export class ApprovalInbox extends DurableObject {
     const verdict = await guard.checkAsync(confirmation, requestFor(confirmation));
     if (verdict.verdict === "rejected") throw rejection(verdict);
     if (verdict.verdict !== "pending_precondition") throw new HttpError(500, "internal", "unexpected verdict; nothing was approved");
+    // Approving a person's edit settles the proposal it edits first, in the same turn: the two are never
+    // both approved (one action, one run).
+    if (view.edits !== null) this.settleEdited(view.edits, id, confirmation.key_id);
     this.advanceCounter(confirmation.key_id, confirmation.assertion);
     return this.storeApproval(id, confirmation);
   }
@@ -637,5 +646,5 @@ export class ApprovalInbox extends DurableObject {
   }
 }
 
-// The routes by resource, each in its own file: the approvers' keys, the live feed, the agents.
-Object.assign(ApprovalInbox.prototype, keyMethods, feedMethods, agentMethods);
+// The routes by resource, each in its own file: the approvers' keys, the live feed, the agents, the edits.
+Object.assign(ApprovalInbox.prototype, keyMethods, feedMethods, agentMethods, editMethods);

@@ -114,6 +114,8 @@ function confirmedAt(confirmation) {
 /** The state of an approval: before a decision from the row, after one from the stored confirmation. */
 export function approvalState(row, confirmation, now) {
   if (row.decision === "n") return "declined";
+  // A person approved an edit of it instead (`edited_as` names the approval they signed).
+  if (row.decision === "e") return "edited";
   if (row.decision === null) return now - row.created_at >= APPROVAL_TTL_MS ? "expired" : "pending";
   if (confirmation === null) return "approved";
   if (confirmation.consumed) return "consumed";
@@ -135,7 +137,7 @@ export function approvalVersion(row, confirmationText) {
 }
 
 /** What the inbox shows and the agent reads: the two lines, the change, the evidence, and what to sign. */
-export function approvalView(row, confirmationText, now, { requestFor, audience, reconfirm = null }) {
+export function approvalView(row, confirmationText, now, { requestFor, audience, reconfirm = null, editedAs = null }) {
   const { proposal } = row;
   const confirmation = confirmationText === null ? null : JSON.parse(confirmationText);
   const state = approvalState(row, confirmation, now);
@@ -188,6 +190,12 @@ export function approvalView(row, confirmationText, now, { requestFor, audience,
     reconfirm,
     // Set on an approval a person made by picking a transition after a reconfirm: the one it replaces.
     reconfirms: proposal.reconfirms ?? null,
+    // Set on a person's edit of a proposal: the proposal it edits (approving the edit settles that one), and
+    // the change the agent proposed there.
+    edits: proposal.edits ?? null,
+    edited_from: proposal.edited_from ?? null,
+    // Set on a proposal whose edit a person approved: the approval they signed instead.
+    edited_as: editedAs,
   };
 }
 
@@ -206,7 +214,24 @@ export function unreadableView(row, error) {
   };
 }
 
-export const APPROVAL_STATES = ["pending", "declined", "expired", "approved", "in_flight", "consumed", "cancelled", "invalidated", "unreadable"];
+export const APPROVAL_STATES = ["pending", "declined", "expired", "approved", "in_flight", "consumed", "cancelled", "invalidated", "edited", "unreadable"];
+
+/**
+ * A person's edit of a pending proposal: the same node and change type, another change, its two lines rendered
+ * again from it. The agent's intent and reason are carried; its evidence is not (the reviewers read another
+ * change). Approving the edit settles the proposal it edits (state `edited`).
+ */
+export function edition(previous, proposedChange, editsId) {
+  return {
+    ...previous,
+    proposed_change: proposedChange,
+    evidence: null,
+    request: requestLines(previous.node_id, proposedChange),
+    reconfirms: undefined,
+    edits: editsId,
+    edited_from: previous.proposed_change,
+  };
+}
 
 /**
  * The proposal for a transition a person picked after step 6 found the node moved on. The pick must be one of

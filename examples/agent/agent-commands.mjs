@@ -6,6 +6,8 @@
 //   goal <text>          a new goal (the loop's `<prefix> goal`)
 //   discard              drop the task in progress
 //   stop / resume        pause the agent (what it was doing is interrupted) / go on
+//   reply <text>         a person's words, read at the next judgement (any approver)
+//   answer resume|discard   the answer to an interrupted agent's question (any approver)
 //   whitelist add|remove <type>, prefix <token>   rule changes, persisted through the loop's storage
 
 /** Separators as either this agent or its loop reads them (Unicode white space and NEL). */
@@ -37,6 +39,17 @@ function run(loop, agent, { verb, text, approver }) {
       loop.say(text);
       return `instruction from ${approver}: ${text}`;
     }
+    case "answer":
+      // The answer to the question an interrupted loop asks (resume or discard), from the inbox's card.
+      if (mode !== "interrupted") throw new Error(`the agent asks nothing now (it is ${mode})`);
+      agent.paused = false;
+      loop.answer(text);
+      agent.observeAgain();
+      return `${text === "resume" ? "resumed" : "discarded"} by ${approver}, answering the agent's question`;
+    case "reply":
+      // A person's words, read at the next judgement: nothing waiting is interrupted, and no verb is read in it.
+      loop.reply(text);
+      return `reply from ${approver}: ${text}`;
     case "goal":
       agent.paused = false;
       loop.say(`${prefix} goal ${text}`);

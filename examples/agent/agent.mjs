@@ -214,13 +214,29 @@ export async function startGovernedAgent({
     )?.approval_id;
   }
 
-  /** No timeout (seed 002): the loop waits until a person decides on approval `id` or it expires. */
-  function waitForDecision(request, id) {
+  /**
+   * No timeout (seed 002): the loop waits until a person decides on approval `id` or it expires. A person who
+   * edited the proposal decides on their edit (`edited_as`): approved, the loop is told the edited change
+   * (`{ edited }`), which the guard then applies as they signed it.
+   */
+  function waitForDecision(request, proposed) {
+    let id = proposed;
     return during("waiting", { approval_id: id, what: request.lines[0] }, async () => {
       while (!stopped) {
         // A stop or a person's message set the request aside: the answer then comes through the loop.
         if (loop.status().pending?.requestId !== request.requestId && loop.status().mode !== "awaiting_approval") return undefined;
         const { body } = await guard("GET", `/v1/approvals/${id}`);
+        if (body.state === "edited" && typeof body.edited_as === "string") {
+          id = body.edited_as;
+          continue;
+        }
+        if (body.state === "approved" && id !== proposed) {
+          proposedFor.delete(request.action.id);
+          const edited = { node_id: body.node_id, from: body.proposed_change.from, to: body.proposed_change.to };
+          approvedRequests.set(editedKey(edited), body.executor_request);
+          log(`edited by a person before approving: ${request.lines[0]} -> ${body.request.what}`);
+          return { edited };
+        }
         if (body.state === "approved") {
           proposedFor.delete(request.action.id);
           approvedRequests.set(request.action.id, body.executor_request);
@@ -228,7 +244,10 @@ export async function startGovernedAgent({
         }
         if (body.state !== "pending") {
           proposedFor.delete(request.action.id);
-          return "n";
+          // A person's decline carries their words to the judge (and the same change is not proposed again
+          // until the board or an instruction changes); an expiry or a cancellation is a plain no.
+          const reason = body.state === "declined" ? body.decision?.reason : null;
+          return typeof reason === "string" && reason.trim() !== "" ? { decline: reason } : "n";
         }
         await new Promise((resolve) => setTimeout(resolve, pollMs));
       }
@@ -241,9 +260,13 @@ export async function startGovernedAgent({
     return during("executing", { what: action.lines?.[0] ?? action.type }, () => applyApproved(action));
   }
 
+  /** Where an edited change's approval is kept until the loop runs it (the edited action has a new id). */
+  const editedKey = (parameters) => `edited:${JSON.stringify([parameters?.node_id, parameters?.from, parameters?.to])}`;
+
   async function applyApproved(action) {
-    const request = approvedRequests.get(action.id);
-    approvedRequests.delete(action.id);
+    const key = approvedRequests.has(action.id) ? action.id : editedKey(action.parameters);
+    const request = approvedRequests.get(key);
+    approvedRequests.delete(key);
     if (!request) return { succeeded: false, detail: "no approval from the guard for this action" };
     const { status, body } = await guard("POST", "/v1/apply", request);
     if (status !== 200) return { succeeded: false, detail: body.message };

@@ -7,8 +7,8 @@
 
 use agent_governor::control::bounds::MAX_STATE_BYTES;
 use agent_governor::control::{
-    Action, ApprovedBy, ControlEffect, ControlEvent, ControlState, Judgement, Mode, RuleChange, Rules,
-    step,
+    Action, ApprovedBy, ControlEffect, ControlEvent, ControlState, Judgement, Mode, Purpose, RuleChange,
+    Rules, step,
 };
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
@@ -62,6 +62,8 @@ struct Host {
     unsaved: Option<(u64, ControlState)>,
     shown: HashMap<String, String>,
     yes: HashSet<String>,
+    /// The parameters a person edited a request to, when they did.
+    edited: HashMap<String, serde_json::Value>,
     executed: HashSet<String>,
     running: Option<String>,
     boots: u32,
@@ -83,7 +85,13 @@ impl Host {
                 if answer.trim().eq_ignore_ascii_case("y") {
                     self.yes.insert(request_id.clone());
                 }
-                ControlEvent::ApprovalAnswered { request_id, answer: answer.to_owned() }
+                // Sometimes with a person's reason (with a `y`, the core refuses the answer), or an edit.
+                let reason = (arg & 0x40 != 0).then(|| "not this one\nplease \u{202e}".to_owned());
+                let edited = (arg & 0x20 != 0).then(|| json!({ "node_id": "T-9", "from": "review", "to": arg % 3 }));
+                if let Some(parameters) = &edited {
+                    self.edited.insert(request_id.clone(), parameters.clone());
+                }
+                ControlEvent::ApprovalAnswered { request_id, answer: answer.to_owned(), reason, edited }
             }
             5 => {
                 let (revision, saved) = self.unsaved.take()?;
@@ -129,6 +137,7 @@ fuzz_target!(|data: &[u8]| {
         unsaved: None,
         shown: HashMap::new(),
         yes: HashSet::new(),
+        edited: HashMap::new(),
         executed: HashSet::new(),
         running: None,
         boots: 0,
@@ -157,8 +166,19 @@ fuzz_target!(|data: &[u8]| {
                     match approval.by {
                         ApprovedBy::Person => {
                             let request = approval.request_id.clone().unwrap_or_default();
-                            assert!(host.yes.contains(&request));
-                            assert_eq!(host.shown.get(&request), Some(&action.digest));
+                            if let Some(answered) = &approval.edited_request_id {
+                                // Exactly the parameters the person edited the request they answered to, of
+                                // the type shown; the approval names the edited action's own request.
+                                assert_eq!(approval.ui_action, "edited_y");
+                                assert!(host.yes.contains(answered));
+                                assert!(host.shown.contains_key(answered));
+                                let parameters = host.edited.get(answered).expect("an edit was sent for it");
+                                assert_eq!(Action::expected_digest(&action.action_type, parameters, &Purpose::Task), action.digest);
+                                assert_eq!(request, action.request_id());
+                            } else {
+                                assert!(host.yes.contains(&request));
+                                assert_eq!(host.shown.get(&request), Some(&action.digest));
+                            }
                         }
                         ApprovedBy::Whitelist => {
                             assert_eq!(approval.whitelist_entry.as_deref(), Some(action.action_type.as_str()));

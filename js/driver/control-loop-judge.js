@@ -39,6 +39,7 @@ export const judgeMethods = {
       const request = {
         situation: effect.situation,
         memory: effect.memory,
+        declined: effect.declined ?? [],
         action_types: this.actionTypes(),
         settings: this.state.settings,
       };

@@ -5,6 +5,8 @@
 // control-loop-driver.js, its effects are in the other control-loop-*.js files.
 import { LoopDriver } from "./control-loop-driver.js";
 import { governorError, isPlainObject, readTimeout } from "./control-loop-config.js";
+import { portText } from "./control-loop-text.js";
+import { isBlank } from "../approver/canonical.js";
 
 class ControlLoop {
   /** What the loop runs on: its state, its ports and the step's effects (control-loop-driver.js). */
@@ -50,12 +52,46 @@ class ControlLoop {
     this.#dispatchAnswer({ event: "approval_answered", request_id: requestId, answer: text });
   }
 
+  /**
+   * A person declines the approval request `requestId` with their reason: the judge reads it as their words,
+   * and the same change is not asked for again until the situation or an instruction changed.
+   */
+  decline(requestId, reason) {
+    if (typeof requestId !== "string") throw governorError("requestId", "requestId must be a string");
+    if (typeof reason !== "string") throw governorError("reason", "the reason must be a string (a person's words)");
+    this.#refuseWhenStopped();
+    this.#dispatchAnswer({ event: "approval_answered", request_id: requestId, answer: "n", reason: portText(reason) });
+  }
+
+  /**
+   * A person approves the request `requestId` with the change edited (its parameters, of the same action
+   * type; what they signed): the machine renders its lines again and runs the edited action, once, and the
+   * loop says how it differs. Throws `answer_refused` when the edit cannot be shown or the request is another.
+   */
+  approveEdited(requestId, parameters) {
+    if (typeof requestId !== "string") throw governorError("requestId", "requestId must be a string");
+    if (!isPlainObject(parameters)) throw governorError("parameters", "the edited parameters must be a plain object");
+    this.#refuseWhenStopped();
+    this.#dispatchAnswer({ event: "approval_answered", request_id: requestId, answer: "y", edited: parameters });
+  }
+
   /** A person says whether an action with an unknown outcome (found executing after a restart) was applied. */
   reconcile(actionId, outcome) {
     if (typeof actionId !== "string") throw governorError("actionId", "actionId must be a string");
     if (outcome !== "applied" && outcome !== "not_applied") throw governorError("outcome", 'outcome must be "applied" or "not_applied"');
     this.#refuseWhenStopped();
     this.#dispatchAnswer({ event: "outcome_reconciled", action_id: actionId, applied: outcome === "applied" });
+  }
+
+  /**
+   * A person's reply to the agent, deciding nothing (from an approval card, say): read at the next judgement,
+   * at once when the loop is idle; nothing waiting is interrupted, and it is never a developer command.
+   */
+  reply(text) {
+    if (typeof text !== "string") throw governorError("text", "the reply must be a string");
+    if (isBlank(text)) throw governorError("text", "the reply is empty");
+    this.#refuseWhenStopped();
+    this.#driver.dispatch({ event: "human_reply", text: portText(text) });
   }
 
   /** A human message (it always wins), or a developer command when its first token is the prefix. */

@@ -27,6 +27,10 @@ pub const MAX_REVERSALS: usize = 32;
 pub const MAX_FAILED_DIGESTS: usize = 256;
 /// Actions with an unknown outcome kept for a person; at this many, nothing new executes.
 pub const MAX_UNRECONCILED: usize = 8;
+/// People's replies kept until the judge reads them (the oldest go first).
+pub const MAX_UNREAD_REPLIES: usize = 32;
+/// Declines remembered (their words read by the judge, their changes not asked for again), newest kept.
+pub const MAX_DECLINED: usize = 16;
 /// Whitelist entries, and the length of one in bytes.
 pub const MAX_WHITELIST_ENTRIES: usize = 256;
 pub const MAX_ENTRY_BYTES: usize = 128;
@@ -190,6 +194,33 @@ pub fn fit(state: &mut ControlState) {
     }
     while state.failed_digests.len() > MAX_FAILED_DIGESTS {
         state.failed_digests.pop_front();
+    }
+    // Unread replies: at most MAX_UNREAD_REPLIES, sharing the instruction's bound; the oldest go first.
+    if state.unread_replies.len() > MAX_UNREAD_REPLIES {
+        let extra = state.unread_replies.len() - MAX_UNREAD_REPLIES;
+        state.unread_replies.drain(..extra);
+    }
+    while state.unread_replies.len() > 1
+        && state.unread_replies.iter().map(String::len).sum::<usize>() > MAX_INSTRUCTION_BYTES
+    {
+        state.unread_replies.remove(0);
+    }
+    for reply in &mut state.unread_replies {
+        bound_text(reply, MAX_INSTRUCTION_BYTES);
+    }
+    while state.declined.len() > MAX_DECLINED {
+        state.declined.pop_front();
+    }
+    // A decline's texts are one line each (`one_line` cuts them); a loaded state is cut the same way.
+    for declined in &mut state.declined {
+        for text in [Some(&mut declined.what), declined.reason.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            if text.chars().count() > super::text::MAX_LINE_CHARS || text.contains('\n') {
+                *text = super::text::one_line(text);
+            }
+        }
     }
     state.rules.whitelist.truncate(MAX_WHITELIST_ENTRIES);
     state.suspended_types.truncate(MAX_WHITELIST_ENTRIES);

@@ -60,8 +60,20 @@ pub enum ControlEvent {
     /// The judge could not answer (an error, a refusal, an unparseable answer).
     JudgementFailed { judgement_id: u64, error: String },
     /// A human answered the approval request `request_id`: `y` or `n` (an answer to any other request is
-    /// refused).
-    ApprovalAnswered { request_id: String, answer: String },
+    /// refused), with their reason for an `n` when they gave one: the judge reads it as their words.
+    ApprovalAnswered {
+        request_id: String,
+        answer: String,
+        #[serde(default)]
+        #[tsify(optional)]
+        reason: Option<String>,
+        /// With `y`: the parameters of the change as the person edited it before approving (the same action
+        /// type; what they signed). The loop renders its lines again, runs the edited action instead, and says
+        /// so; an edit the loop cannot render, of a rule or setting change, or with `n`, is refused.
+        #[serde(default)]
+        #[tsify(optional, type = "unknown")]
+        edited: Option<Value>,
+    },
     /// The host withdraws the approval request `request_id` before anyone answered it, because what it would
     /// act on is gone (the board moved on): nothing is executed, and the loop judges the situation again. A
     /// person's answer is never withdrawn: once answered (or for any other request) this is refused.
@@ -81,6 +93,10 @@ pub enum ControlEvent {
     },
     /// A human wrote in the chat (a developer command when its first token is the privileged prefix).
     HumanMessage { text: String },
+    /// A person replied to the agent without deciding anything (from an approval card, say): their words are
+    /// read at the agent's next judgement, which an idle loop asks for at once. Nothing is interrupted, and a
+    /// reply is never a developer command, whatever its first word.
+    HumanReply { text: String },
     /// The human answered whether to resume the interrupted task: `resume` or `discard`.
     InterruptionAnswered { answer: String },
     /// A human asks to undo the most recent self-modification.
@@ -110,6 +126,8 @@ pub enum ControlEffect {
         judgement_id: u64,
         situation: Situation,
         memory: Vec<super::state::ActionResult>,
+        /// What people declined, newest last, with their words: give it to the judge with the request.
+        declined: Vec<super::state::Declined>,
         include_log_tail: bool,
     },
     /// Abort the judge's in-flight call for `judgement_id` (an AbortSignal in the host).

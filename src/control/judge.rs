@@ -5,7 +5,7 @@
 //! never makes the loop act by default.
 
 use super::judgement_answer::{ModelJudgement, judgement_schema};
-use super::state::{ActionResult, Situation};
+use super::state::{ActionResult, Declined, Situation};
 use super::text::one_line;
 use crate::llm::{ParseOptions, ask_structured};
 use crate::ports::{Llm, NoLogger, PromptLoader};
@@ -39,6 +39,10 @@ pub struct JudgeRequest {
     #[serde(default)]
     #[tsify(optional)]
     pub memory: Vec<ActionResult>,
+    /// What people declined, newest last (the `ask_judge` effect's `declined`): their words reach the judge.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub declined: Vec<Declined>,
     #[serde(default)]
     #[tsify(optional)]
     pub action_types: Vec<ActionTypeInfo>,
@@ -160,6 +164,26 @@ fn memory_lines(memory: &[ActionResult]) -> String {
     quoted(&newest(lines.join("\n")))
 }
 
+/// What people declined, as their words: each change's line and the person's reason, one quoted line each
+/// (a person's words, kept apart from the prompt's own lines). Empty when nothing was declined.
+fn declined_lines(declined: &[Declined]) -> String {
+    declined
+        .iter()
+        .map(|declined| match &declined.reason {
+            Some(reason) => format!(
+                "- declined: {}; the person said: {}",
+                quoted(&one_line(&declined.what)),
+                quoted(&one_line(reason))
+            ),
+            None => format!(
+                "- declined: {}; the person gave no reason",
+                quoted(&one_line(&declined.what))
+            ),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn action_type_lines(types: &[ActionTypeInfo]) -> String {
     if types.is_empty() {
         return "(none: reply or wait)".to_owned();
@@ -206,6 +230,7 @@ pub fn prompt_variables(request: &JudgeRequest) -> BTreeMap<String, Value> {
         bounded(situation.instruction.clone().unwrap_or_default()),
     );
     set("memory", memory_lines(&request.memory));
+    set("declined", declined_lines(&request.declined));
     set("action_types", action_type_lines(&request.action_types));
     set("settings", setting_lines(&request.settings));
     // Empty stays empty: the template leaves the section out.

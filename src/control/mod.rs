@@ -21,7 +21,7 @@ pub use crate::display;
 pub use event::{ControlEffect, ControlEvent, Judgement, LogChannel, LogRecord};
 pub use render::Renderer;
 pub use state::{
-    Action, ActionResult, ApprovalRecord, ApprovedBy, ControlState, Execution, Halt, HaltKind,
-    InterruptedTask, Mode, Purpose, Reversal, RuleChange, Rules, Situation, Unreconciled,
+    Action, ActionResult, ApprovalRecord, ApprovedBy, ControlState, Declined, Execution, Halt,
+    HaltKind, InterruptedTask, Mode, Purpose, Reversal, RuleChange, Rules, Situation, Unreconciled,
 };
 pub use step::step;

@@ -123,6 +123,11 @@ pub struct ApprovalRecord {
     pub ui_action: String,
     /// For the Confirmation and the audit, one line.
     pub reason: String,
+    /// When a person edited the change before approving it: the request they answered (the one shown, with
+    /// the change as the agent proposed it); `request_id` is then the edited action's own.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub edited_request_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
@@ -380,6 +385,43 @@ pub struct ControlState {
     /// Self-modifications that can still be reverted, newest last.
     #[serde(default)]
     pub reversals: Vec<Reversal>,
+    /// What people declined, newest last: the judge reads their words, and the same change is not asked
+    /// for again until the situation or an instruction changed.
+    #[serde(default)]
+    pub declined: VecDeque<Declined>,
+    /// How many instructions people gave (a developer command is not one): a decline remembers the count.
+    #[serde(default)]
+    pub instructions_given: u64,
+    /// People's replies not yet read by the judge, oldest first: the next judgement reads them.
+    #[serde(default)]
+    pub unread_replies: Vec<String>,
+}
+
+/// An action a person declined, with their words and what the loop saw when they did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+pub struct Declined {
+    /// The declined action's digest: a proposal with the same digest is the same change.
+    pub digest: String,
+    /// The action's first line, as the person read it.
+    pub what: String,
+    /// The person's reason, one line (`null` when they gave none).
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// The digest of the goal and the observations when it was declined.
+    pub situation_digest: String,
+    /// `instructions_given` when it was declined.
+    pub instructions_given: u64,
+}
+
+impl Situation {
+    /// The digest of what a decline is measured against: the goal and both observations.
+    pub fn digest(&self) -> String {
+        super::render::digest_of(&serde_json::json!({
+            "goal": self.goal,
+            "external": self.external,
+            "internal": self.internal,
+        }))
+    }
 }
 
 fn default_memory_limit() -> usize {
@@ -432,6 +474,9 @@ impl ControlState {
             needs_log_tail: false,
             settings: BTreeMap::new(),
             reversals: Vec::new(),
+            declined: VecDeque::new(),
+            instructions_given: 0,
+            unread_replies: Vec::new(),
         }
     }
 }

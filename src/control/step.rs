@@ -62,8 +62,13 @@ impl Machine {
                     self.judge_failed(error);
                 }
             }
-            ControlEvent::ApprovalAnswered { request_id, answer } => {
-                self.approval_answered(request_id, answer);
+            ControlEvent::ApprovalAnswered {
+                request_id,
+                answer,
+                reason,
+                edited,
+            } => {
+                self.approval_answered(request_id, answer, reason.as_deref(), edited.as_ref());
             }
             ControlEvent::ApprovalWithdrawn { request_id, reason } => {
                 self.approval_withdrawn(request_id, reason);
@@ -81,6 +86,7 @@ impl Machine {
                 detail,
             } => self.execution_finished(action_id, *succeeded, detail),
             ControlEvent::HumanMessage { text } => self.human_message(text),
+            ControlEvent::HumanReply { text } => self.human_reply(text),
             ControlEvent::InterruptionAnswered { answer } => self.interruption_answered(answer),
             ControlEvent::RevertSetting => self.revert_setting(),
             ControlEvent::HostRestarted {
@@ -94,6 +100,10 @@ impl Machine {
     /// Every step ends here: the state brought within its bounds, then saved once, after everything else
     /// the step did, with the revision the host confirms.
     fn finish(&mut self) {
+        // A loop that is idle with people's replies unread asks the judge, whatever made it idle.
+        if self.state.mode == Mode::Idle && !self.state.unread_replies.is_empty() {
+            self.ask_judge();
+        }
         bounds::fit(&mut self.state);
         if !self.persist {
             return;
@@ -135,6 +145,19 @@ impl Machine {
     }
 
     fn ask_judge(&mut self) {
+        // People's replies are read now, after any instruction not yet read.
+        if !self.state.unread_replies.is_empty() {
+            let replies = std::mem::take(&mut self.state.unread_replies);
+            let mut parts: Vec<String> = self
+                .state
+                .situation
+                .instruction
+                .take()
+                .into_iter()
+                .collect();
+            parts.extend(replies);
+            self.state.situation.instruction = Some(parts.join("\n"));
+        }
         self.state.judgement_id += 1;
         self.state.mode = Mode::Judging;
         self.state.halt = None;
@@ -142,6 +165,7 @@ impl Machine {
             judgement_id: self.state.judgement_id,
             situation: self.state.situation.clone(),
             memory: self.state.memory.iter().cloned().collect(),
+            declined: self.state.declined.iter().cloned().collect(),
             include_log_tail: self.state.needs_log_tail,
         });
         self.state.needs_log_tail = false;
@@ -207,9 +231,11 @@ impl Machine {
                                 super::display::display_identifier(action_type),
                                 super::display::display_identifier(&entry)
                             )),
+                            edited_request_id: None,
                         };
                         self.begin_execution(action, approval);
                     }
+                    _ if self.declined_as_is(&action) => self.not_asked_again(&action),
                     _ => self.request_approval(action),
                 }
             }
@@ -240,6 +266,35 @@ impl Machine {
                 self.persist();
             }
         }
+    }
+
+    /// Whether a person declined this very change and nothing they could have meant changed since: not the
+    /// goal, not what the loop observes, and no new instruction.
+    fn declined_as_is(&self, action: &Action) -> bool {
+        let situation = self.state.situation.digest();
+        self.state.declined.iter().any(|declined| {
+            declined.digest == action.digest
+                && declined.situation_digest == situation
+                && declined.instructions_given == self.state.instructions_given
+        })
+    }
+
+    /// The judge proposed again what a person declined, with nothing changed: the person is not asked
+    /// again. The loop waits for the situation or an instruction to change (either asks the judge again).
+    fn not_asked_again(&mut self, action: &Action) {
+        self.state.intent = None;
+        self.state.mode = Mode::Idle;
+        self.chat(&format!(
+            "Not asking again: a person declined {} and nothing has changed since. Waiting for a change or an instruction.",
+            action.what()
+        ));
+        self.log(
+            LogChannel::Cli,
+            "not proposed again",
+            &one_line(&format!("declined before: {}", action.what())),
+            action.scope(),
+        );
+        self.persist();
     }
 
     /// Self-modification: one setting the rules name as adjustable, a small value, and the previous value
@@ -404,7 +459,13 @@ impl Machine {
         });
     }
 
-    fn approval_answered(&mut self, request_id: &str, answer: &str) {
+    fn approval_answered(
+        &mut self,
+        request_id: &str,
+        answer: &str,
+        reason: Option<&str>,
+        edited: Option<&Value>,
+    ) {
         let Some(action) = self.pending_approval() else {
             self.refuse_answer(request_id, "no approval request is waiting");
             return;
@@ -440,24 +501,115 @@ impl Machine {
                 }
                 self.persist();
             }
-            Some(YesNo::No) => self.declined(&action),
-            Some(YesNo::Yes) => self.approved(action, request_id),
+            Some(YesNo::No) if edited.is_some() => {
+                self.refuse_answer(
+                    request_id,
+                    "an edit comes with an approval (y), never with a decline (n)",
+                );
+            }
+            Some(YesNo::No) => self.declined(&action, reason),
+            // A reason is a decline's: a `y` with one is read as neither (the words may say "no").
+            Some(YesNo::Yes) if reason.is_some_and(|reason| !reason.trim().is_empty()) => {
+                self.refuse_answer(
+                    request_id,
+                    "a reason comes with a decline (n), never with an approval (y)",
+                );
+            }
+            Some(YesNo::Yes) => match edited {
+                Some(parameters) if *parameters != action.parameters => {
+                    self.approved_edited(action, request_id, parameters)
+                }
+                _ => self.approved(action, request_id),
+            },
         }
     }
 
     /// "On rejection: stop and end": the task is over; a person's new goal or instruction starts again.
-    fn declined(&mut self, action: &Action) {
+    /// The decline is remembered with the person's words: the judge reads them, and the same change is not
+    /// asked for again until the situation or an instruction changed.
+    fn declined(&mut self, action: &Action, reason: Option<&str>) {
+        let reason = reason
+            .map(one_line)
+            .filter(|reason| !reason.trim().is_empty());
+        self.state
+            .declined
+            .retain(|earlier| earlier.digest != action.digest);
+        self.state.declined.push_back(super::state::Declined {
+            digest: action.digest.clone(),
+            what: action.what().to_owned(),
+            reason: reason.clone(),
+            situation_digest: self.state.situation.digest(),
+            instructions_given: self.state.instructions_given,
+        });
         self.state.in_progress = None;
         self.state.intent = None;
         self.state.failed = None;
         self.state.mode = Mode::Stopped;
+        let words = reason.as_ref().map_or_else(String::new, |reason| {
+            format!(" The person said: \u{201c}{reason}\u{201d}.")
+        });
         self.chat(&format!(
-            "Declined: {}. The task is stopped; give a new goal or instruction to go on.",
+            "Declined: {}.{words} The task is stopped; give a new goal or instruction to go on.",
             action.what()
         ));
-        self.log(LogChannel::Cli, "declined", action.what(), action.scope());
+        let detail = reason.as_ref().map_or_else(
+            || action.what().to_owned(),
+            |reason| one_line(&format!("{} (reason: {reason})", action.what())),
+        );
+        self.log(LogChannel::Cli, "declined", &detail, action.scope());
         self.halt(HaltKind::Declined, "the human declined the action");
         self.persist();
+    }
+
+    /// A person edited the change before approving it: the same action type with the parameters they signed.
+    /// Its lines are rendered again by the machine; the edited action runs instead, and the loop says how it
+    /// differs (the agent reads it in its results). A rule or setting change is never edited.
+    fn approved_edited(&mut self, action: Action, request_id: &str, parameters: &Value) {
+        if action.purpose != Purpose::Task {
+            self.refuse_answer(
+                request_id,
+                "only a task's action can be edited, never a rule or setting change",
+            );
+            return;
+        }
+        if action.digest
+            != Action::expected_digest(&action.action_type, &action.parameters, &action.purpose)
+        {
+            self.approved(action, request_id);
+            return;
+        }
+        let edited = match self.new_action(
+            &action.action_type,
+            parameters.clone(),
+            Purpose::Task,
+            action.note.clone(),
+        ) {
+            Ok(edited) => edited,
+            Err(error) => {
+                self.refuse_answer(
+                    request_id,
+                    &format!("the edited change cannot be shown: {error}"),
+                );
+                return;
+            }
+        };
+        let how = one_line(&format!("{} -> {}", action.what(), edited.what()));
+        self.chat(&format!("Edited by a person before approving: {how}."));
+        self.log(LogChannel::Cli, "edited", &how, edited.scope());
+        self.log(LogChannel::Cli, "approved", edited.what(), edited.scope());
+        self.state.intent = Some(edited.what().to_owned());
+        let approval = ApprovalRecord {
+            by: ApprovedBy::Person,
+            request_id: Some(edited.request_id()),
+            whitelist_entry: None,
+            digest: edited.digest.clone(),
+            ui_action: "edited_y".to_owned(),
+            reason: one_line(&format!(
+                "a person edited request {request_id} and answered y: {how}"
+            )),
+            edited_request_id: Some(request_id.to_owned()),
+        };
+        self.begin_execution(edited, approval);
     }
 
     fn approved(&mut self, action: Action, request_id: &str) {
@@ -488,6 +640,7 @@ impl Machine {
                     digest: action.digest.clone(),
                     ui_action: "chat_y".to_owned(),
                     reason: one_line(&format!("a person answered y to request {request_id}")),
+                    edited_request_id: None,
                 };
                 self.begin_execution(action, approval);
             }
@@ -971,6 +1124,20 @@ impl Machine {
 
     // ---- humans ----
 
+    /// A person's reply: kept for the next judgement (asked at once when the loop is idle); nothing waiting
+    /// is interrupted and nothing is decided by it.
+    fn human_reply(&mut self, text: &str) {
+        let text = text.trim();
+        if text.is_empty() {
+            return;
+        }
+        self.log(LogChannel::Chat, "human reply", &one_line(text), "chat");
+        self.state.unread_replies.push(text.to_owned());
+        self.state.instructions_given = self.state.instructions_given.saturating_add(1);
+        // An idle loop reads it at once (the step's end asks the judge).
+        self.persist();
+    }
+
     /// "A human's instruction always comes first": a developer command, a new instruction, or an interrupt.
     fn human_message(&mut self, text: &str) {
         if let Some(command) = privileged::command(text, &self.state.rules.privileged_prefix) {
@@ -979,6 +1146,7 @@ impl Machine {
         }
         self.log(LogChannel::Chat, "human message", &one_line(text), "chat");
         self.state.situation.instruction = Some(text.to_owned());
+        self.state.instructions_given = self.state.instructions_given.saturating_add(1);
         match self.state.mode {
             Mode::Idle => self.ask_judge(),
             Mode::Stopped => {

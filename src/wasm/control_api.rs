@@ -105,6 +105,23 @@ export interface ApprovalWithdrawal {
   withdraw: string;
 }
 
+/**
+ * What an `approve` port returns when a person declined with a reason (their words, one line): the loop stops
+ * as for `n`, the judge reads the words, and the same change is not asked for again until the situation or an
+ * instruction changed. `"n"` is a decline without a reason.
+ */
+export interface ApprovalDecline {
+  decline: string;
+}
+
+/**
+ * What an `approve` port returns when a person edited the change before approving it: its parameters as they
+ * signed them (the same action type). The machine renders the lines again and runs the edited action, once.
+ */
+export interface ApprovalEdited {
+  edited: Record<string, unknown>;
+}
+
 export interface ApprovalRequest {
   requestId: string;
   actionId: string;
@@ -169,7 +186,7 @@ export interface ControlLoopConfig {
    * Shows the approval request; may return the answer ("y" / "n"), or the host calls `loop.answer`. An
    * answer that is neither is asked again on a later turn of the event loop, at most `maxInvalidAnswers` times.
    */
-  approve?: (request: ApprovalRequest) => void | string | ApprovalWithdrawal | Promise<void | string | ApprovalWithdrawal>;
+  approve?: (request: ApprovalRequest) => void | string | ApprovalWithdrawal | ApprovalDecline | ApprovalEdited | Promise<void | string | ApprovalWithdrawal | ApprovalDecline | ApprovalEdited>;
   /** Asks a person whether an action with an unknown outcome was applied; or the host calls `loop.reconcile`. */
   reconcile?: (request: ReconcileRequest) => void | "applied" | "not_applied" | Promise<void | "applied" | "not_applied">;
   /** By action type: an ExecutorSkill applies a state change through the Executor (parameters node_id, from, to); a function runs anything else. */
@@ -234,8 +251,26 @@ export interface ControlLoop {
    * resume / discard after an interruption (no id). Throws `loop_stopped` after `stop()`.
    */
   answer(text: string, requestId?: string): void;
+  /**
+   * A person declines the approval request `requestId` with their reason (one line; the judge reads it as their
+   * words, and the same change is not asked for again until the situation or an instruction changed). Throws
+   * `answer_refused` for another request, `loop_stopped` after `stop()`.
+   */
+  decline(requestId: string, reason: string): void;
+  /**
+   * A person approves the request `requestId` with the change edited (its parameters, same action type): the
+   * machine renders its lines again and runs the edited action, once. Throws `answer_refused` when the edit
+   * cannot be shown (or for another request), `loop_stopped` after `stop()`.
+   */
+  approveEdited(requestId: string, parameters: Record<string, unknown>): void;
   /** A person says whether an action with an unknown outcome was applied. */
   reconcile(actionId: string, outcome: "applied" | "not_applied"): void;
+  /**
+   * A person's reply to the agent, deciding nothing: read at the next judgement (at once when the loop is
+   * idle); nothing waiting is interrupted, and it is never a developer command. Throws `invalid_input` for an
+   * empty reply, `loop_stopped` after `stop()`.
+   */
+  reply(text: string): void;
   /** A human message (it always wins), or a developer command after the privileged prefix. */
   say(text: string): void;
   /** Undoes the most recent self-modification. */

@@ -129,6 +129,114 @@ test("anything but y or n asks again and never defaults; n stops and ends the ta
   assert.ok(chat.some((line) => line.startsWith("Declined")));
 });
 
+test("a decline's reason reaches the judge as the person's words; the same change is not asked for again until something changed", async () => {
+  const judge = scriptedJudge(moveToDone(), moveToDone(), moveToDone());
+  const { loop, approvals, skill, chat } = harness({ loop: { judge } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  assert.throws(() => loop.decline(approvals[0].requestId, 42), { code: "invalid_input", path: "reason" });
+  assert.throws(() => loop.decline("another-request", "no"), { code: "answer_refused" });
+  loop.decline(approvals[0].requestId, "not before Friday's release");
+  await loop.settled();
+  assert.equal(loop.state().mode, "stopped");
+  assert.ok(chat.some((line) => line.includes("\u201cnot before Friday's release\u201d")), chat.join("\n"));
+  assert.deepEqual(loop.state().declined.map((declined) => declined.reason), ["not before Friday's release"]);
+  loop.say("/dev resume");
+  await loop.settled();
+  // The judge read the person's words, quoted, in its prompt.
+  assert.match(judge.calls[1].prompt, /What people declined/);
+  assert.match(judge.calls[1].prompt, /the person said: "not before Friday's release"/);
+  // It proposed the same change anyway: nobody is asked, nothing runs, the loop waits for a change.
+  assert.equal(approvals.length, 1);
+  assert.equal(loop.state().mode, "idle");
+  assert.ok(chat.some((line) => line.startsWith("Not asking again")), chat.join("\n"));
+  // The board changed: the same change may be asked for again.
+  loop.observe({ external: { tickets: 2 } });
+  await loop.settled();
+  assert.equal(approvals.length, 2);
+  assert.equal(skill.applies.length, 0);
+});
+
+test("a person's reply interrupts nothing and is read, as their words, at the next judgement", async () => {
+  const judge = scriptedJudge(moveToDone(), wait());
+  const { loop, approvals, skill } = harness({ loop: { judge } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  assert.throws(() => loop.reply("  "), { code: "invalid_input", path: "text" });
+  assert.throws(() => loop.reply(7), { code: "invalid_input", path: "text" });
+  loop.reply("the release is on Friday");
+  await loop.settled();
+  assert.equal(loop.state().mode, "awaiting_approval", "the request still waits");
+  assert.equal(judge.calls.length, 1);
+  loop.answer("y", approvals[0].requestId);
+  await loop.settled();
+  assert.equal(skill.applies.length, 1);
+  // Idle after the Apply with a reply unread: the judge is asked at once and reads it.
+  assert.equal(judge.calls.length, 2);
+  assert.match(judge.calls[1].prompt, /the release is on Friday/);
+  assert.equal(loop.state().unread_replies.length, 0);
+});
+
+test("a change edited before approval runs as edited, once, and the loop says how", async () => {
+  const judge = scriptedJudge(moveToDone("T-1"));
+  const { loop, approvals, skill, chat } = harness({ loop: { judge } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  assert.throws(() => loop.approveEdited(approvals[0].requestId, "to done"), { code: "invalid_input", path: "parameters" });
+  assert.throws(() => loop.approveEdited(approvals[0].requestId, { node_id: "T-1", deep: JSON.parse("[".repeat(40) + "]".repeat(40)) }), { code: "answer_refused" });
+  assert.equal(loop.state().mode, "awaiting_approval");
+  loop.approveEdited(approvals[0].requestId, { node_id: "T-1", from: "review", to: "done" });
+  await loop.settled();
+  // The edit equal to what was shown is a plain y; the skill ran once.
+  assert.equal(skill.applies.length, 1);
+  assert.equal(skill.applies[0].confirmation.ui_action, "chat_y");
+  assert.equal(loop.state().last_result.action.parameters.to, "done");
+
+  const edited = harness({ loop: { judge: scriptedJudge(moveToDone("T-2")), approve: () => ({ edited: { node_id: "T-3", from: "review", to: "done" } }) } });
+  edited.loop.observe({ external: { tickets: 1 } });
+  await edited.loop.settled();
+  assert.equal(edited.skill.applies.length, 1);
+  // The Executor applied the edited change, signed as the person's edited y.
+  assert.equal(edited.skill.applies[0].confirmation.node_id, "T-3");
+  assert.equal(edited.skill.applies[0].confirmation.ui_action, "edited_y");
+  assert.equal(edited.loop.state().last_result.action.parameters.node_id, "T-3");
+  assert.ok(edited.chat.some((line) => line.startsWith("Edited by a person") && line.includes("T-3")), edited.chat.join("\n"));
+});
+
+test("an approve port's answer is a string, { decline } or { withdraw }; anything else is said through onError and decides nothing", async () => {
+  for (const returned of [{ decline: "too risky", extra: 1 }, { answer: "y" }, true, 1, ["y"], { decline: 7 }]) {
+    const errors = [];
+    const approvals = [];
+    const { loop, skill } = harness({
+      loop: {
+        judge: scriptedJudge(moveToDone()),
+        approve: (request) => {
+          approvals.push(request);
+          return returned;
+        },
+        onError: (error) => errors.push(error),
+      },
+    });
+    loop.observe({ external: { tickets: 1 } });
+    await loop.settled();
+    assert.equal(loop.state().mode, "awaiting_approval", JSON.stringify(returned));
+    assert.equal(skill.applies.length, 0);
+    assert.equal(errors.length, 1, JSON.stringify(returned));
+    assert.equal(errors[0].code, "port_failed");
+    assert.match(errors[0].message, /approve port returned .*, which is not an answer/);
+    // The request still waits for a person's answer.
+    loop.answer("y", approvals[0].requestId);
+    await loop.settled();
+    assert.equal(skill.applies.length, 1);
+  }
+  // { decline } from the port is a decline with its words.
+  const { loop, chat } = harness({ loop: { judge: scriptedJudge(moveToDone()), approve: () => ({ decline: "wrong ticket" }) } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  assert.equal(loop.state().mode, "stopped");
+  assert.ok(chat.some((line) => line.includes("\u201cwrong ticket\u201d")), chat.join("\n"));
+});
+
 test("a failure stops at once and is reported; running it again needs an explicit approval (失敗時は即停止)", async () => {
   const skill = boardSkill(500);
   const judge = scriptedJudge(moveToDone());

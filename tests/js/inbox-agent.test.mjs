@@ -18,11 +18,14 @@ import { ADMIN, AGENT, INBOX, humanAction, registerEd25519, startGuardService } 
 const JUDGE_DELAY_MS = 1500;
 const QUIET_TOKEN = "quiet-agent-token";
 let judgements = 0;
+/** The text of the judge's last prompt (what the model was asked). */
+let lastJudgePrompt = "";
 
 function scriptedModel() {
-  return startScriptedModel(async (name, schema) => {
+  return startScriptedModel(async (name, schema, body) => {
     if (name !== "control_judgement") return name === "watcher_verdict" ? PASSING_VERDICT : completeChecklist();
     judgements += 1;
+    lastJudgePrompt = body.messages.map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content))).join("\n");
     await new Promise((resolve) => setTimeout(resolve, JUDGE_DELAY_MS));
     return firstChoice(schema);
   });
@@ -151,6 +154,18 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   assert.match(await page.textContent("#presence"), /send an instruction or a new goal/);
   await page.waitForFunction(() => /declined/.test(document.getElementById("agent-log").textContent), null, { timeout: 15_000 });
   assert.equal(board.board.get("task-1"), "todo");
+
+  // A resume: the agent judges again with the person's words in its prompt, and does not ask again for the
+  // change they declined (nothing changed since): no new proposal, and its log says why.
+  const judgedBeforeResume = judgements;
+  await page.selectOption("#command-verb", "resume");
+  await page.click("#command-send");
+  await waitFor(() => judgements > judgedBeforeResume, "a judgement after the resume");
+  assert.match(lastJudgePrompt, /What people declined/);
+  assert.match(lastJudgePrompt, /the person said: \\?"not now\\?"/);
+  await page.waitForFunction(() => /not proposed again/.test(document.getElementById("agent-log").textContent), null, { timeout: 15_000 });
+  await new Promise((resolve) => setTimeout(resolve, JUDGE_DELAY_MS + 1000));
+  assert.deepEqual(await pendingProposals(), [], "the declined change is not proposed again");
   const judgedBefore = judgements;
 
   // A signed instruction from the Command UI: taken by the agent once, logged as privileged, and a new proposal follows.
@@ -163,13 +178,60 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   assert.equal(second.node_id, "task-1");
   const audit = (await guard.client.get("/v1/audit?limit=50", INBOX)).body.records;
   const privileged = audit.filter((record) => record.event === "privileged_command");
-  assert.equal(privileged.length, 1);
+  // Newest first.
+  assert.deepEqual(privileged.map((record) => record.detail.verb), ["instruction", "resume"]);
   assert.equal(privileged[0].detail.approver, "Alice Smith");
   assert.equal(privileged[0].detail.text, "Try task-1 again: it is ready now.");
   const commands = (await guard.client.get(`/v1/agents/${AGENT_ID}/commands`, INBOX)).body.commands;
-  assert.equal(commands.length, 1);
-  assert.ok(commands[0].taken_at_ms > 0, "the agent took it");
-  assert.deepEqual(commands[0].result, { carried_out: true, detail: "instruction from Alice Smith: Try task-1 again: it is ready now." });
+  assert.equal(commands.length, 2);
+  assert.ok(commands[1].taken_at_ms > 0, "the agent took it");
+  assert.deepEqual(commands[1].result, { carried_out: true, detail: "instruction from Alice Smith: Try task-1 again: it is ready now." });
+
+  // A reply from the card decides nothing: the agent takes it and still waits for this decision; it reads
+  // the words at its next judgement.
+  await page.waitForFunction((id) => document.querySelector(`#pending .approval[data-id="${id}"]`), second.approval_id, { timeout: 15_000 });
+  const secondCard = page.locator(`#pending .approval[data-id="${second.approval_id}"]`);
+  await secondCard.locator("[data-reply]").fill("task-1 waits for the design review");
+  await secondCard.locator("[data-action=reply]").click();
+  const replied = await waitFor(
+    async () => (await guard.client.get(`/v1/agents/${AGENT_ID}/commands`, INBOX)).body.commands.find((command) => command.verb === "reply" && command.result),
+    "the reply carried out",
+  );
+  assert.deepEqual(replied.result, { carried_out: true, detail: "reply from Alice Smith: task-1 waits for the design review" });
+  assert.equal((await guard.client.get(`/v1/approvals/${second.approval_id}`, AGENT)).body.state, "pending");
+  assert.equal(agent.loop.status().mode, "awaiting_approval");
+  assert.deepEqual(agent.loop.state().unread_replies, ["task-1 waits for the design review"]);
+  const replies = (await guard.client.get("/v1/audit?limit=50", INBOX)).body.records.filter((record) => record.event === "reply");
+  assert.equal(replies.length, 1);
+  assert.equal(replies[0].detail.text, "task-1 waits for the design review");
+  assert.equal(await secondCard.locator("[data-reply]").inputValue(), "", "the field is emptied once sent");
+
+  // An instruction while the agent waits for this decision interrupts it: its question (resume or discard)
+  // is a card in the inbox with its answers as buttons. Resumed, it waits for the same approval, which, once
+  // approved here, is applied once.
+  await page.selectOption("#command-verb", "instruction");
+  await page.fill("#command-text", "Hold on a moment.");
+  await page.click("#command-send");
+  const question = page.locator(`#pending .question[data-agent="${AGENT_ID}"]`);
+  await question.waitFor({ timeout: 15_000 });
+  assert.match(await question.textContent(), /was interrupted and asks: resume its task or discard it\?/);
+  await page.waitForFunction(() => document.title.startsWith("(2) "), null, { timeout: 10_000 });
+  await question.locator("[data-action=answer-resume]").click();
+  await question.waitFor({ state: "detached", timeout: 15_000 });
+  const answered = await waitFor(
+    async () => (await guard.client.get(`/v1/agents/${AGENT_ID}/commands`, INBOX)).body.commands.find((command) => command.verb === "answer" && command.result),
+    "the answer carried out",
+  );
+  assert.deepEqual(answered.result, { carried_out: true, detail: "resumed by Alice Smith, answering the agent's question" });
+  await waitFor(() => agent.loop.status().mode === "awaiting_approval", "the agent waiting for the same approval again");
+  assert.deepEqual((await pendingProposals()).map((proposal) => proposal.approval_id), [second.approval_id], "no copy was proposed");
+  const approveButton = secondCard.locator("[data-action=approve]");
+  await approveButton.click();
+  await secondCard.locator("[data-action=approve].confirming").waitFor({ timeout: 5_000 });
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  await approveButton.click();
+  await waitFor(() => board.board.get("task-1") === "in_progress", "the approved change applied");
+  assert.equal((await guard.client.get(`/v1/approvals/${second.approval_id}`, AGENT)).body.state, "consumed");
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -186,6 +248,20 @@ test("the command channel: a replayed command, a non-admin's command, malformed 
   const refused = await api.post(`/v1/agents/${AGENT_ID}/commands`, { action: await humanAction("command", `agent:${AGENT_ID}`, plain, "stop", version) });
   assert.equal(refused.status, 403);
   assert.equal(refused.body.code, "forbidden");
+  // A reply decides nothing: any approver may send one; it is audited as a reply, never as privileged.
+  const reply = await api.post(`/v1/agents/${AGENT_ID}/commands`, { action: await humanAction("command", `agent:${AGENT_ID}`, plain, "reply the board is frozen today", version) });
+  assert.equal(reply.status, 201, JSON.stringify(reply.body));
+  assert.equal(reply.body.verb, "reply");
+  const replyAudit = (await api.get("/v1/audit?limit=200", INBOX)).body.records.filter((record) => record.detail?.agent_id === AGENT_ID && record.event === "reply");
+  assert.equal(replyAudit.length, 1);
+  assert.equal(replyAudit[0].detail.approver, "carol");
+  // So may the answer to an interrupted agent's question, and only resume or discard.
+  const answer = await api.post(`/v1/agents/${AGENT_ID}/commands`, { action: await humanAction("command", `agent:${AGENT_ID}`, plain, "answer discard", version) });
+  assert.equal(answer.status, 201, JSON.stringify(answer.body));
+  for (const detail of ["reply", "reply ", "reply \u3000", "replyhello", "answer", "answer maybe", "answer  resume", "answer resume now"]) {
+    const bad = await api.post(`/v1/agents/${AGENT_ID}/commands`, { action: await humanAction("command", `agent:${AGENT_ID}`, plain, detail, version) });
+    assert.equal(bad.status, 400, `${JSON.stringify(detail)}: ${JSON.stringify(bad.body)}`);
+  }
 
   // An admin approver (enrolled with the admin role by the admin token).
   const code = await api.post("/v1/enrollments", { approver: "dana", roles: ["admin"] }, ADMIN);

@@ -346,6 +346,89 @@ test("reconfirm: the node moved on, the person picks a transition, signs the new
   await page.close();
 });
 
+test("edit, then approve: the person picks another move, signs the edited change, and exactly it is applied; the audit has both", async () => {
+  const { page, errors } = await openInbox();
+  await registerFreshDeviceKey(page, "edith");
+  const node = nextNode();
+  board.board.set(node, "in_progress");
+  const original = await propose(guard.client, node, { type: "status_change", from: "in_progress", to: "in_review" }, { agent_id: "board-agent" });
+  await card(page, original.approval_id).waitFor({ timeout: 10_000 });
+  // The edit is offered once the card knows the node is where the proposal says.
+  await card(page, original.approval_id).locator("[data-action=edit]").click();
+  const editor = card(page, original.approval_id).locator("[data-testid=edit]");
+  await editor.waitFor({ timeout: 10_000 });
+  const offered = await editor.locator("[data-edit-to] option").evaluateAll((options) => options.map((option) => option.value));
+  assert.deepEqual(offered, ["todo"], "the other moves the node allows, never the proposed one");
+  // Typing y or n in the editor decides nothing.
+  await editor.locator("[data-edit-to]").focus();
+  await page.keyboard.press("y");
+  await page.keyboard.press("n");
+  await editor.locator("[data-action=edit-apply]").click();
+  const editedId = await (
+    await page.waitForFunction(
+      (id) => [...document.querySelectorAll("#pending .approval")].find((node) => node.dataset.id !== id && node.textContent.includes("in_progress → todo"))?.dataset.id,
+      original.approval_id,
+      { timeout: 10_000 },
+    )
+  ).jsonValue();
+  const edit = (await guard.client.get(`/v1/approvals/${editedId}`, AGENT)).body;
+  assert.equal(edit.edits, original.approval_id);
+  assert.deepEqual(edit.edited_from, { type: "status_change", from: "in_progress", to: "in_review" });
+  assert.match(edit.request.what, /todo/, "the machine rendered the edit's lines from the edited change");
+  assert.equal(edit.evidence, null, "the reviewers read the agent's change, not this one");
+  assert.match(await card(page, editedId).locator("[data-testid=edited-from]").textContent(), /in_progress → in_review/);
+  assert.equal((await guard.client.get(`/v1/approvals/${original.approval_id}`, AGENT)).body.state, "pending", "an edit not yet approved settles nothing");
+
+  // Signing the edit settles the original as edited; exactly the edited change is applied, once.
+  await approveWithDeviceKey(page, editedId);
+  await historyState(page, editedId, "approved");
+  await historyState(page, original.approval_id, "edited");
+  const settled = (await guard.client.get(`/v1/approvals/${original.approval_id}`, AGENT)).body;
+  assert.equal(settled.edited_as, editedId);
+  assert.match(await card(page, original.approval_id).textContent(), /Edited and approved by edith/);
+  const approvedEdit = (await guard.client.get(`/v1/approvals/${editedId}`, AGENT)).body;
+  assert.equal(approvedEdit.confirmation.proposed_change.to, "todo", "the signature binds the edited change");
+  const applied = await guard.client.post("/v1/apply", approvedEdit.executor_request, AGENT);
+  assert.equal(applied.body.outcome, "applied");
+  assert.equal(board.board.get(node), "todo");
+  assert.equal(board.appliesFor(original.approval_id), 0);
+  // The original can be neither approved nor edited again; a second edit draft cannot be approved either.
+  const late = await registerEd25519(guard.client, "late-approver", "desk");
+  assert.equal((await approve(guard.client, original, late)).status, 409);
+  assert.equal((await guard.client.post(`/v1/approvals/${original.approval_id}/edit`, { to: "todo" }, INBOX)).status, 409);
+  const audit = (await guard.client.get(`/v1/audit?approval_id=${encodeURIComponent(original.approval_id)}`, INBOX)).body.records.map((record) => record.event);
+  assert.ok(audit.includes("proposed") && audit.includes("edit_drafted") && audit.includes("edited"), audit.join(", "));
+  const editAudit = (await guard.client.get(`/v1/audit?approval_id=${encodeURIComponent(editedId)}`, INBOX)).body.records.map((record) => record.event);
+  assert.ok(editAudit.includes("edit_proposed") && editAudit.includes("approved"), editAudit.join(", "));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("an edit is refused when it is no edit, not a move the node allows, of an edit, or when the original was decided first", async () => {
+  const node = nextNode();
+  board.board.set(node, "in_progress");
+  const original = await propose(guard.client, node, { type: "status_change", from: "in_progress", to: "in_review" });
+  const edit = (body) => guard.client.post(`/v1/approvals/${original.approval_id}/edit`, body, INBOX);
+  assert.equal((await edit({ to: "in_review" })).body.code, "unchanged");
+  assert.equal((await edit({ to: "done" })).body.code, "not_a_valid_transition");
+  assert.equal((await edit({ to: "todo", extra: 1 })).status, 400);
+  assert.equal((await edit({ to: 7 })).status, 400);
+  assert.equal((await guard.client.post(`/v1/approvals/${original.approval_id}/edit`, { to: "todo" }, AGENT)).status, 403, "an agent never edits");
+  const drafted = await edit({ to: "todo" });
+  assert.equal(drafted.status, 201);
+  assert.equal((await guard.client.post(`/v1/approvals/${drafted.body.approval_id}/edit`, { to: "in_review" }, INBOX)).body.code, "already_an_edit");
+  // The original approved first: its edit can no longer be approved (never both).
+  const key = await registerEd25519(guard.client, "olga", "desk");
+  assert.equal((await approve(guard.client, original, key)).status, 200);
+  const late = await approve(guard.client, drafted.body, key);
+  assert.equal(late.status, 409, JSON.stringify(late.body));
+  assert.equal((await guard.client.get(`/v1/approvals/${drafted.body.approval_id}`, AGENT)).body.state, "pending");
+  // The node moved on: an edit is refused (decline instead; the agent proposes again).
+  const moved = await propose(guard.client, nextNode(), { type: "status_change", from: "in_progress", to: "in_review" });
+  board.board.set(moved.node_id, "done");
+  assert.equal((await guard.client.post(`/v1/approvals/${moved.approval_id}/edit`, { to: "todo" }, INBOX)).body.code, "node_moved");
+});
+
 test("cancel an unused approval: the agent's Apply is refused and nothing changes", async () => {
   const { page, errors, approval, decided } = await approvedByFreshApprover("erin");
   await card(page, approval.approval_id).locator("[data-action=cancel]").click();
@@ -513,7 +596,7 @@ test("Japanese: every label, state, outcome and date of the page in Japanese; th
   const english = await page.evaluate((boardIdentifiers) => {
     const known = new Set(boardIdentifiers);
     // Product and component names, keys, and the approvers' own names are not translated.
-    const allowed = /^(agent-governor|Closer|Watcher|Apply|Preview|Webhook|English|Enter|alice|bob|carol|dave|erin|frank|gwen|hana|jay)$/;
+    const allowed = /^(agent-governor|Closer|Watcher|Apply|Preview|Webhook|English|Enter|alice|bob|carol|dave|erin|frank|gwen|hana|jay|edith|olga)$/;
     const skip = (node) => node.parentElement?.closest(".agent-text, code, .agent-note, #agent-log, #audit, #commands, option[value=en], [data-testid=outcome] ~ details");
     const found = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);

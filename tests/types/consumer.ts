@@ -204,6 +204,20 @@ export async function governedAgent(saved: ControlState | undefined): Promise<Ha
   });
   const first = shown[0];
   if (first) loop.answer("y", first.requestId);
+  // A person's words with a decline, an edit before the y, and a reply that decides nothing.
+  if (first) loop.decline(first.requestId, "not before Friday");
+  if (first) loop.approveEdited(first.requestId, { node_id: "T-2", from: "todo", to: "done" });
+  loop.reply("the release is on Friday");
+  const declines: string[] = (loop.state().declined ?? []).map((declined) => declined.reason ?? "(no reason)");
+  const unread: string[] = loop.state().unread_replies ?? [];
+  void [declines, unread];
+  // An approve port may answer with the person's words or their edit.
+  const withWords = createControlLoop({
+    goal: "g",
+    judge: () => ({ structuredOutput: { decision: "wait" } }),
+    approve: (request: ApprovalRequest) => (request.lines[0].includes("T-1") ? { decline: "wrong ticket" } : { edited: { node_id: "T-2" } }),
+  });
+  void withWords;
   loop.reconcile("a-1-0", "applied");
   await loop.settled({ timeoutMs: 1000 });
   const status: ControlLoopStatus = loop.status();

@@ -67,6 +67,32 @@ export function setUpCommandForm(state) {
   });
 }
 
+/**
+ * A person's reply to the agent of an approval, deciding nothing: signed as the command `reply <text>` (any
+ * approver may send one) and read by the agent before its next step. Resolves to whether it was sent.
+ */
+export async function sendReply(state, agentId, text) {
+  if (!needApprover(state)) return false;
+  if (/^[\s\u0085]*$/u.test(text)) {
+    announce(words(state).replyEmpty);
+    return false;
+  }
+  try {
+    const listed = await guardApi.commands(agentId);
+    if (listed.status !== 200) throw new Error(listed.body.message);
+    const detail = commandLine("reply", text);
+    const action = await signHumanAction(state.approver, { action: "command", approval_id: `agent:${agentId}`, version: listed.body.version, detail, at: new Date().toISOString(), key_id: null });
+    const sent = await guardApi.sendCommand(agentId, action);
+    if (sent.status !== 201) throw new Error(sent.body.message);
+    state.commands = [...state.commands.filter((known) => known.seq !== sent.body.seq), sent.body].sort((a, b) => a.seq - b.seq);
+    announce(words(state).replySent);
+    return true;
+  } catch (error) {
+    announce(words(state).failed(error.message));
+    return false;
+  }
+}
+
 /** Signs the command exactly as the agent will receive it and sends it through the guard. */
 async function sendCommand(state) {
   const agent = currentAgent(state);

@@ -9,20 +9,24 @@ import { actionsFor } from "./card-actions.js";
 import { historyOf } from "./history.js";
 import { showPresenceNow } from "./agents.js";
 import { $, words } from "./page.js";
+import { questionCard, questionsOf } from "./questions.js";
 
 export function render(state) {
   const now = Date.now();
   const sorted = [...state.approvals.values()].sort((a, b) => (b.created_at_ms ?? 0) - (a.created_at_ms ?? 0));
-  // What the person is doing survives a re-render: typed decline reasons and the focused control.
-  const reasons = new Map([...document.querySelectorAll("[data-reason]")].map((input) => [input.id, input.value]));
+  // What the person is doing survives a re-render: typed decline reasons and replies, and the focused control.
+  const reasons = new Map([...document.querySelectorAll("[data-reason], [data-reply]")].map((input) => [input.id, input.value]));
   const active = document.activeElement;
   const focusedId = active?.closest?.(".approval")?.dataset.id;
   const focusedControl = active?.id || active?.dataset?.action || null;
   // Waiting for the person: pending approvals, and reconfirms whose transitions are still to be picked.
   const waitsForYou = (approval) => approval.state === "pending" || needsPick(state, approval);
+  // An interrupted agent's question waits for the person too, first.
+  const questions = questionsOf(state);
   for (const [listId, wanted] of [["pending", waitsForYou], ["history", (a) => !waitsForYou(a)]]) {
     const list = $(listId);
     list.replaceChildren(
+      ...(listId === "pending" ? questions.map((agent) => questionCard(state, agent)) : []),
       ...sorted
         .filter(wanted)
         .map((approval) =>
@@ -30,7 +34,7 @@ export function render(state) {
         ),
     );
   }
-  const waiting = sorted.filter(waitsForYou).length;
+  const waiting = sorted.filter(waitsForYou).length + questions.length;
   $("pending-empty").hidden = waiting > 0;
   document.title = `${waiting > 0 ? `(${waiting}) ` : ""}${words(state).documentTitle}`;
   showAgentLog($("agent-log"), state.agentLog, words(state));

@@ -2,8 +2,58 @@
 // the decline's countdown and Undo; cancel an approved one (or apply a transition the person picked); pick a
 // transition for one the node moved on from (reconfirm); say whether an Apply whose outcome is unknown ran.
 import { element, shown } from "./render.js";
-import { act, applyPicked, approve, decline, pick, undoDecline } from "./decide.js";
+import { act, applyPicked, approve, decline, editTo, pick, undoDecline } from "./decide.js";
 import { words } from "./page.js";
+import { render } from "./approval-list.js";
+import { sendReply } from "./agents.js";
+
+/**
+ * Editing a pending status change: the other moves the node allows now (the skill's Preview, shown on the card)
+ * in a list, and the button that makes the chosen one a new approval. Offered only while the node is still at
+ * the proposed `from`; a tool call's arguments are edited through the API (`POST /v1/approvals/{id}/edit`).
+ */
+function editBox(state, approval) {
+  const facts = state.facts.get(approval.approval_id);
+  const box = element("div", { class: "edit", "data-testid": "edit" });
+  const others = (facts?.valid_transitions ?? []).filter((transition) => transition.status !== approval.proposed_change.to);
+  if (others.length === 0) {
+    box.append(element("p", { class: "muted", text: words(state).editNone }));
+  } else {
+    const id = `edit-${approval.approval_id}`;
+    const select = element("select", { id, "data-edit-to": "" }, ...others.map((transition) => element("option", { value: transition.status, text: shown(transition.label || transition.status) })));
+    const apply = element("button", { type: "button", "data-action": "edit-apply", text: words(state).editApply });
+    apply.addEventListener("click", () => editTo(state, approval.approval_id, select.value));
+    box.append(element("label", { for: id, text: words(state).editLabel }), select, apply);
+  }
+  const cancel = element("button", { type: "button", class: "secondary", "data-action": "edit-cancel", text: words(state).editCancel });
+  cancel.addEventListener("click", () => {
+    state.editing = null;
+    box.closest(".approval")?.querySelector("[data-action=edit]")?.removeAttribute("aria-expanded");
+    box.remove();
+  });
+  box.append(cancel);
+  return box;
+}
+
+/** A reply to the card's agent, deciding nothing: a field and its button (Enter sends it too). */
+function replyBox(state, approval) {
+  const id = `reply-${approval.approval_id}`;
+  const box = element("div", { class: "reply" });
+  const field = element("input", { id, "data-reply": "", placeholder: words(state).replyPlaceholder, enterkeyhint: "send", maxlength: "2000" });
+  const button = element("button", { type: "button", class: "secondary", "data-action": "reply", text: words(state).reply });
+  const send = async () => {
+    if (await sendReply(state, approval.agent_id, field.value)) field.value = "";
+  };
+  field.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.isComposing) {
+      event.preventDefault();
+      send();
+    }
+  });
+  button.addEventListener("click", send);
+  box.append(element("label", { for: id, class: "visually-hidden", text: words(state).replyLabel }), field, button);
+  return box;
+}
 
 export function actionsFor(state, approval) {
   const box = element("div", { class: "actions" });
@@ -33,6 +83,18 @@ export function actionsFor(state, approval) {
     });
     box.append(element("label", { for: reasonId, class: "visually-hidden", text: words(state).declineReason }), reason);
     add(words(state).decline, (id) => decline(state, id), { class: "secondary", "data-action": "decline" });
+    // Edit: only the agent's own proposal (an edit is edited through its original), while the node is where
+    // the proposal says it is.
+    const facts = state.facts.get(approval.approval_id);
+    if (approval.edits === null && approval.proposed_change.type !== "tool_call" && facts?.matches === true) {
+      const editing = state.editing === approval.approval_id;
+      add(words(state).edit, (id) => {
+        state.editing = state.editing === id ? null : id;
+        render(state);
+      }, { class: "secondary", "data-action": "edit", ...(editing ? { "aria-expanded": "true" } : {}) });
+      if (editing) box.append(editBox(state, approval));
+    }
+    if (typeof approval.agent_id === "string" && approval.agent_id !== "") box.append(replyBox(state, approval));
   } else if (approval.state === "approved") {
     // A transition the person picked has no agent to apply it: if the inbox's own Apply did not go through
     // (the page closed, the network failed), the person asks again here.

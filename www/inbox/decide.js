@@ -99,6 +99,21 @@ export function pick(state, id, to) {
   });
 }
 
+/**
+ * The person edits a pending proposal to another move the node allows: the guard renders the edit's lines and
+ * makes it a new approval, which the person then approves like any other (signing exactly the edited change).
+ */
+export function editTo(state, id, to) {
+  return settle(state, id, async () => {
+    const answer = await guardApi.edit(id, { to });
+    if (answer.status === 201) {
+      state.editing = null;
+      announce(words(state).editMade);
+    }
+    return answer;
+  });
+}
+
 /** n: the decline waits DECLINE_UNDO_MS, visibly, before it is signed and sent; Undo cancels it. */
 export function decline(state, id) {
   const approval = state.approvals.get(id);

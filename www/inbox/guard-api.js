@@ -24,6 +24,8 @@ export const guardApi = {
   cancel: (id, action) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/cancel`, { action }),
   preview: (id) => call("GET", `/v1/approvals/${encodeURIComponent(id)}/preview`),
   reconfirm: (id, to) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/reconfirm`, { to }),
+  /** A person's edit of a pending proposal (`{ to }`, or `{ arguments }` for a tool call): a new approval to sign. */
+  edit: (id, body) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/edit`, body),
   /** Only for an approval the person picked after a reconfirm: the guard refuses the inbox any other. */
   apply: (executorRequest) => call("POST", "/v1/apply", executorRequest),
   reconcile: (id, action) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/reconcile`, { action }),

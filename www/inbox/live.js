@@ -34,7 +34,9 @@ export function followLive(state) {
       // The agent saw the board change: the pending cards' facts are read again.
       if (before && before.board_seen_ms !== status.board_seen_ms) refreshFacts(state);
       if (before?.state !== status.state) announce(words(state).presence?.[status.state] ?? status.state);
-      showPresenceNow(state);
+      // An agent that starts or stops asking a question (interrupted) adds or removes its card.
+      if ((before?.state === "interrupted") !== (status.state === "interrupted")) render(state);
+      else showPresenceNow(state);
       clearTimeout(state.logTimer);
       state.logTimer = setTimeout(() => refreshAgentLog(state), 300);
     },

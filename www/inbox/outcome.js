@@ -27,6 +27,8 @@ export function outcomeLine(approval, words) {
       return words.outcomeInFlight(time(times.in_flight_at));
     case "expired":
       return words.outcomeExpired;
+    case "edited":
+      return words.outcomeEdited(decision?.approver ?? decision?.key_id ?? "", time(times.decided_at));
     default:
       return "";
   }

@@ -143,6 +143,11 @@ export function approvalCard(approval, words, now, actions, after = [], facts = 
       {},
       element("dt", { text: words.change }),
       element("dd", { class: "change" }, element("code", { text: `${approval.node_id}: ${from || "—"} → ${to}` })),
+      // A person's edit: the change the agent proposed, which this one replaces once approved.
+      approval.edited_from ? element("dt", { text: words.editedFrom }) : null,
+      approval.edited_from
+        ? element("dd", { "data-testid": "edited-from" }, element("code", { text: `${approval.node_id}: ${approval.edited_from.from || "—"} → ${approval.edited_from.to}` }))
+        : null,
       ...machineFacts(approval, shownFacts, words),
       element("dt", { text: words.intent }),
       element("dd", { class: "agent-text", text: shown(approval.intent) }),

@@ -45,7 +45,7 @@ export function startScriptedModel(answerFor, { toolCallFor } = {}) {
       choice = toolAnswer(body, toolCallFor);
     } else {
       const { name, schema } = body.response_format.json_schema;
-      choice = { finish_reason: "stop", message: { role: "assistant", content: JSON.stringify(await answerFor(name, schema)) } };
+      choice = { finish_reason: "stop", message: { role: "assistant", content: JSON.stringify(await answerFor(name, schema, body)) } };
     }
     response.writeHead(200, { "content-type": "application/json" });
     response.end(JSON.stringify({ id: "scripted", object: "chat.completion", created: 1_700_000_000, model: body.model, choices: [{ index: 0, ...choice }] }));

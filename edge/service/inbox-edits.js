@@ -1,0 +1,66 @@
+// A person's edit of a pending proposal before deciding it: another transition the skill allows, as a new
+// pending approval whose lines the guard renders; approving the edit settles
+// the proposal it edits (`edited`), in the same turn, so the two are never both approved. Methods of the
+// inbox's Durable Object, assigned to its prototype in inbox.js.
+import { HttpError, json, onlyKeys, readJsonObject, requireText } from "./http.js";
+import { TOOL_CALL } from "./mcp.js";
+import { edition } from "./proposal.js";
+
+export const editMethods = {
+  /** The approval a person signed instead of proposal `id` (its edit), from the audit; null when none. */
+  editedAs(id) {
+    return this.db.audit(id, 1000).find((record) => record.event === "edited")?.detail.approval_id ?? null;
+  },
+
+  /**
+   * Proposal `original` becomes `edited` (its edit `editId` is being approved): refused when it was decided
+   * otherwise meanwhile. Again for the same edit (its approval failed after this) it is already settled.
+   */
+  settleEdited(original, editId, keyId) {
+    const row = this.db.approval(original);
+    if (row?.decision === "e" && this.editedAs(original) === editId) return;
+    const now = Date.now();
+    if (row === null || this.viewOf(row, now).state !== "pending" || !this.db.decide(original, "e", now, keyId)) {
+      throw new HttpError(409, "not_pending", `the proposal this edits (\`${original}\`) was decided meanwhile; nothing was approved`, "approval_id");
+    }
+    this.db.appendAudit(now, original, "edited", { approval_id: editId, key_id: keyId });
+    this.publish(original);
+  },
+
+  /**
+   * A person edits pending proposal `id` before deciding: `{ to }` (another of the transitions the skill
+   * allows from the node's status now, which must still be the proposed `from`). The edit is a new pending
+   * approval whose two lines the guard renders from the edited change; the person approves it like any other
+   * (signing exactly it), which settles the proposal it edits.
+   */
+  async edit(id, request) {
+    const body = await readJsonObject(request);
+    const view = this.pending(id);
+    if (view.edits !== null) throw new HttpError(409, "already_an_edit", `approval \`${id}\` is an edit already: edit the proposal \`${view.edits}\` instead`);
+    // A tool call's client calls again with the arguments it asked with: an edit of them would not reach it.
+    if (view.proposed_change.type === TOOL_CALL) {
+      throw new HttpError(409, "not_editable", "a tool call is approved or declined as the client asked it (decline with a reason instead)");
+    }
+    onlyKeys(body, ["to"]);
+    const to = requireText(body.to, "to", { max: 512 });
+    const facts = await (await this.preview(id)).json();
+    if (!facts.matches) {
+      throw new HttpError(409, "node_moved", `the node is \`${facts.current_status}\` now, not the proposed \`${view.proposed_change.from}\`: decline it, and the agent proposes again`);
+    }
+    if (!facts.valid_transitions.some((transition) => transition.status === to)) {
+      const offered = facts.valid_transitions.map((transition) => transition.status);
+      throw new HttpError(422, "not_a_valid_transition", `\`${to}\` is not one of the transitions the skill offers: ${offered.join(", ") || "none"}`, "to");
+    }
+    const proposedChange = { ...view.proposed_change, to };
+    if (proposedChange.to === view.proposed_change.to) throw new HttpError(422, "unchanged", "the edit is the proposed change itself: approve it instead", "to");
+    const previous = this.db.approval(id).proposal;
+    const proposal = edition(previous, proposedChange, id);
+    const newId = crypto.randomUUID();
+    const now = Date.now();
+    this.db.insertApproval(newId, now, proposal);
+    this.db.appendAudit(now, newId, "edit_proposed", { edits: id, proposed_change: proposedChange, was: view.proposed_change });
+    this.db.appendAudit(now, id, "edit_drafted", { approval_id: newId, proposed_change: proposedChange });
+    this.publish(newId);
+    return json(this.view(newId), 201);
+  },
+};
