@@ -6,6 +6,7 @@ import { showPresence } from "./presence.js";
 import { commandLine, needsText, showCommands } from "./commands.js";
 import { element, shown } from "./render.js";
 import { $, announce, needApprover, words } from "./page.js";
+import { pageNow } from "./connection.js";
 
 /**
  * The agent this inbox shows and commands: the one the person picked, else the one the local server runs
@@ -20,7 +21,7 @@ function currentAgent(state) {
 export function showPresenceNow(state) {
   showAgentPicker(state);
   try {
-    showPresence($("presence"), currentAgent(state), words(state), Date.now(), {
+    showPresence($("presence"), currentAgent(state), words(state), pageNow(state), {
       isAdmin: state.approver !== null && state.isAdmin,
       knownApproval: (id) => state.approvals.has(id),
     });

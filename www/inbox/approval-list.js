@@ -10,9 +10,11 @@ import { historyOf } from "./history.js";
 import { showPresenceNow } from "./agents.js";
 import { $, words } from "./page.js";
 import { questionCard, questionsOf } from "./questions.js";
+import { pageNow } from "./connection.js";
 
 export function render(state) {
-  const now = Date.now();
+  // Frozen at the moment the feed dropped while the page is not live.
+  const now = pageNow(state);
   const sorted = [...state.approvals.values()].sort((a, b) => (b.created_at_ms ?? 0) - (a.created_at_ms ?? 0));
   // What the person is doing survives a re-render: typed decline reasons and replies, and the focused control.
   const reasons = new Map([...document.querySelectorAll("[data-reason], [data-reply]")].map((input) => [input.id, input.value]));

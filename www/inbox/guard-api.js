@@ -44,12 +44,16 @@ export const guardApi = {
 
 /**
  * The feed: `handlers.approval(view)` for each change of an approval, `handlers.agent(status)` for an agent's
- * presence, `handlers.command(command)` for a privileged command; reconnects after a drop.
+ * presence, `handlers.command(command)` for a privileged command, `handlers.connection("open" | "closed")`
+ * each time the feed opens or closes; reconnects after a drop, every 2 seconds.
  */
 export function followFeed(handlers, onOpen) {
   const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1/feed`;
   const socket = new WebSocket(url);
-  socket.addEventListener("open", () => onOpen?.());
+  socket.addEventListener("open", () => {
+    handlers.connection?.("open");
+    onOpen?.();
+  });
   socket.addEventListener("message", (event) => {
     let message;
     try {
@@ -62,6 +66,9 @@ export function followFeed(handlers, onOpen) {
     else if (message.type === "command") handlers.command?.(message.command);
     else if (message.type === "hello") for (const status of message.agents ?? []) handlers.agent?.(status);
   });
-  socket.addEventListener("close", () => setTimeout(() => followFeed(handlers, onOpen), 2000));
+  socket.addEventListener("close", () => {
+    handlers.connection?.("closed");
+    setTimeout(() => followFeed(handlers, onOpen), 2000);
+  });
   return socket;
 }

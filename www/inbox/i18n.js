@@ -26,6 +26,13 @@ export const TEXT = {
     answerResume: "Resume the task",
     answerDiscard: "Discard it",
     answerSent: (answer) => `Sent: ${answer}. The agent takes it once.`,
+    connection: (state, at) =>
+      ({
+        connecting: "Connecting to the guard…",
+        live: "Live",
+        reconnecting: "Connection lost: reconnecting…",
+        offline: `Offline since ${at}: this page may be out of date, and its times are frozen.`,
+      })[state] ?? state,
     replyLabel: "Reply to the agent without deciding",
     replyPlaceholder: "Reply to the agent (it reads it before its next step)",
     reply: "Send reply",
@@ -224,6 +231,13 @@ export const TEXT = {
     answerResume: "作業を再開する",
     answerDiscard: "破棄する",
     answerSent: (answer) => `送信しました: ${answer}。エージェントは一度だけ受け取ります。`,
+    connection: (state, at) =>
+      ({
+        connecting: "ガードに接続中…",
+        live: "接続中（最新）",
+        reconnecting: "接続が切れました。再接続しています…",
+        offline: `${at} からオフラインです。この画面は古い可能性があり、時間の表示は止まっています。`,
+      })[state] ?? state,
     replyLabel: "判断せずにエージェントへ返信",
     replyPlaceholder: "エージェントへの返信（次の手順の前に読みます）",
     reply: "返信を送る",

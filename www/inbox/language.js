@@ -4,6 +4,7 @@ import { TEXT } from "./i18n.js";
 import { showApprover } from "./approver.js";
 import { render } from "./approval-list.js";
 import { $, words } from "./page.js";
+import { showConnection } from "./connection.js";
 
 /** Sets the page's language and follows the language picker (the texts are shown by `applyLanguage`). */
 export function chooseLanguage(state) {
@@ -26,5 +27,6 @@ export function applyLanguage(state) {
     if (typeof value === "string") node.textContent = value;
   }
   showApprover(state);
+  showConnection(state);
   render(state);
 }

@@ -8,6 +8,7 @@ import { refresh, refreshAgentLog, refreshFacts } from "./sync.js";
 import { showPresenceNow } from "./agents.js";
 import { notify } from "./notifications.js";
 import { $, announce, words } from "./page.js";
+import { connectionChanged, connectionTick, showConnection } from "./connection.js";
 
 /** How often the pending cards' node facts are read again. */
 const FACTS_REFRESH_MS = 5000;
@@ -40,6 +41,13 @@ export function followLive(state) {
       clearTimeout(state.logTimer);
       state.logTimer = setTimeout(() => refreshAgentLog(state), 300);
     },
+    connection(event) {
+      const wasDown = ["reconnecting", "offline"].includes(state.connection.state);
+      connectionChanged(state, event);
+      // Back after a drop: what changed meanwhile is read again; down: the frozen times are drawn once.
+      if (event === "open" && wasDown) refresh(state);
+      else render(state);
+    },
     command(command) {
       state.commands = [...state.commands.filter((known) => known.seq !== command.seq), command].sort((a, b) => a.seq - b.seq);
       showCommands($("commands"), state.commands, words(state));
@@ -50,8 +58,12 @@ export function followLive(state) {
 /** The polls: what the feed does not bring, or what changes with time alone. */
 export function startPolls(state) {
   setInterval(() => render(state), 30_000);
-  // The elapsed times of the agent's presence.
-  setInterval(() => showPresenceNow(state), 1000);
+  // The elapsed times of the agent's presence, and whether the feed is still down.
+  showConnection(state);
+  setInterval(() => {
+    connectionTick(state);
+    showPresenceNow(state);
+  }, 1000);
   // The board may change without the agent: the pending cards' facts are read again every few seconds.
   setInterval(() => {
     if ([...state.approvals.values()].some((approval) => approval.state === "pending")) refreshFacts(state);

@@ -33,6 +33,8 @@ export function createState() {
     sendingCommand: false,
     // Declines waiting out their undo window: approval id -> { timer, deadline, reason }.
     declining: new Map(),
+    // The guard's feed: connecting, live, reconnecting or offline, since when (connection.js).
+    connection: { state: "connecting", since: Date.now() },
     // The pending approval whose edit controls are open (one at a time), or null.
     editing: null,
     // A device key's first y: the approval id and until when a second y approves.
