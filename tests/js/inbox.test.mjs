@@ -574,6 +574,30 @@ test("layout: 400-character tokens in every text field never widen the page, fro
   await page.close();
 });
 
+test("a touch screen at 390x844: every control at least 44 px high, and no keyboard hints", async () => {
+  const { page, errors } = await openInbox();
+  await page.setViewportSize({ width: 390, height: 844 });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Emulation.setTouchEmulationEnabled", { enabled: true, maxTouchPoints: 5 });
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+  assert.equal(await page.evaluate(() => matchMedia("(pointer: coarse)").matches), true, "the page reads a touch screen");
+  const approval = await proposal();
+  await card(page, approval.approval_id).waitFor({ timeout: 10_000 });
+  assert.equal(await page.locator("#keys-help").isVisible(), false, "no keyboard hints on touch");
+  const small = await page.evaluate(() =>
+    [...document.querySelectorAll("button, select, input")]
+      .filter((node) => node.offsetParent !== null && !node.closest("[hidden], .visually-hidden"))
+      .map((node) => ({ what: node.id || node.dataset.action || node.tagName, height: node.getBoundingClientRect().height }))
+      .filter(({ height }) => height < 44),
+  );
+  assert.deepEqual(small, []);
+  await cdp.send("Emulation.setTouchEmulationEnabled", { enabled: false });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("Japanese: every label, state, outcome and date of the page in Japanese; the agent's own words stay as written", async () => {
   const { page, errors } = await openInbox();
   await registerFreshDeviceKey(page, "hana");
