@@ -5,7 +5,7 @@
 // Its execution log (seed 002: JSON lines, size-based retention) is kept in memory and read by `logTail`.
 // It reports what it is doing to the guard (its presence, shown live in the inbox) and takes the privileged
 // commands an admin sends through the guard (instruction, goal, stop, resume, discard, rule changes).
-import { Closer, MemoryStore, Watcher, createControlLoop, memoryLogStore, openAICompatible, parseTime, pickWatcherPersona } from "agent-governor";
+import { Closer, MemoryStore, Watcher, createControlLoop, executionLogLine, memoryLogStore, openAICompatible, parseTime, pickWatcherPersona } from "agent-governor";
 import { judgeWithinMoves } from "./judge-within-moves.mjs";
 import { reviewsWithinChange } from "./reviews-within-change.mjs";
 import { boardChange, presenceReporter } from "./agent-presence.mjs";
@@ -84,6 +84,10 @@ export async function startGovernedAgent({
       report("stopped", { halt: status.halt, step: status.halt?.kind ?? null });
     } else if (status.mode === "interrupted") report(control.paused ? "paused" : "interrupted", {});
     else if (status.mode === "judging") report("judging", { step: "deciding the next action" });
+    // Between the judgement and the proposal's reviews, and between an approval and its Apply, the loop is
+    // not idle: it says what it is about to do.
+    else if (status.mode === "awaiting_approval") report("reviewing", { step: "the Closer and the Watcher review the proposal", what: status.pending?.lines?.[0] ?? null });
+    else if (status.mode === "executing") report("executing", { what: loop.state().in_progress?.lines?.[0] ?? null });
     else if (control.paused) report("paused", {});
     else report("idle", {});
   }
@@ -365,6 +369,15 @@ export async function startGovernedAgent({
         result.detail = lastChat;
       }
       log(`command ${command.seq}: ${result.carried_out ? "" : "not carried out: "}${result.detail}`);
+      // Every command a person sent is in the agent's developer log, by its verb, carried out or not (the
+      // loop logs only what reaches it as a developer command or a message).
+      const line = `${command.verb}${command.text ? ` ${command.text}` : ""}`;
+      const record = {
+        event_summary: ["reply", "answer"].includes(command.verb) ? `${command.verb} from a person` : "privileged command",
+        cause: `${line} (from ${command.approver}): ${result.carried_out ? "" : "not carried out: "}${result.detail}`,
+        impact_scope: `command ${command.seq}`,
+      };
+      Promise.resolve(logs.append("cli", executionLogLine(new Date().toISOString(), record))).catch((error) => log(`the log refused command ${command.seq}: ${error.message}`));
       setTimeout(syncPresence, 0);
       return result;
     },

@@ -38,6 +38,7 @@ export function render(state) {
   }
   const waiting = sorted.filter(waitsForYou).length + questions.length;
   $("pending-empty").hidden = waiting > 0;
+  $("history-empty").hidden = sorted.length - sorted.filter(waitsForYou).length > 0;
   document.title = `${waiting > 0 ? `(${waiting}) ` : ""}${words(state).documentTitle}`;
   showAgentLog($("agent-log"), state.agentLog, words(state));
   showPresenceNow(state);

@@ -42,7 +42,12 @@ function replyBox(state, approval) {
   const field = element("input", { id, "data-reply": "", placeholder: words(state).replyPlaceholder, enterkeyhint: "send", maxlength: "2000" });
   const button = element("button", { type: "button", class: "secondary", "data-action": "reply", text: words(state).reply });
   const send = async () => {
-    if (await sendReply(state, approval.agent_id, field.value)) field.value = "";
+    // The card may have been drawn again meanwhile (its typed text carried over): the field shown now is
+    // the one emptied.
+    if (await sendReply(state, approval.agent_id, field.value)) {
+      const shownNow = document.getElementById(id);
+      if (shownNow) shownNow.value = "";
+    }
   };
   field.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.isComposing) {
@@ -71,7 +76,7 @@ export function actionsFor(state, approval) {
       return box;
     }
     const confirming = state.confirming?.id === approval.approval_id;
-    add(confirming ? words(state).approveAgain : words(state).approve, (id) => approve(state, id), { "data-action": "approve", ...(confirming ? { class: "confirming" } : {}) });
+    add(confirming ? words(state).approveAgainButton : words(state).approve, (id) => approve(state, id), { "data-action": "approve", ...(confirming ? { class: "confirming" } : {}) });
     const reasonId = `reason-${approval.approval_id}`;
     const reason = element("input", { id: reasonId, "data-reason": "", placeholder: words(state).declineReason, enterkeyhint: "send" });
     // Enter in the reason field declines with that reason (and starts the undo window).

@@ -57,7 +57,8 @@ export function approve(state, id, { viaKey = false } = {}) {
           render(state);
         }, CONFIRM_WINDOW_MS),
       };
-      announce(words(state).approveAgain);
+      // Said the way the person pressed: a key, or the button.
+      announce(viaKey ? words(state).approveAgain : words(state).approveAgainButton);
       render(state);
       return;
     }

@@ -18,6 +18,11 @@ export function historyOf(state, approval, listId) {
 
 /** Replaces the list's lines with the guard's audit records: when, what happened, and to which approval. */
 export function showAudit(list, records, words) {
+  // An empty trail says so, rather than an empty box.
+  if (records.length === 0) {
+    list.replaceChildren(element("li", { class: "muted", "data-testid": "audit-empty", text: words.auditEmpty }));
+    return;
+  }
   list.replaceChildren(
     ...records.map((record) =>
       element("li", { text: `${new Date(record.at).toLocaleString(words.locale)} · ${words.events?.[record.event] ?? record.event} ${record.approval_id ?? ""}` }),

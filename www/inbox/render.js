@@ -149,7 +149,9 @@ export function approvalCard(approval, words, now, actions, after = [], facts = 
         ? element("dd", { "data-testid": "edited-from" }, element("code", { text: `${approval.node_id}: ${approval.edited_from.from || "—"} → ${approval.edited_from.to}` }))
         : null,
       ...machineFacts(approval, shownFacts, words),
-      element("dt", { text: words.intent }),
+      // A change a person picked or edited is not the one the agent meant: its intent is labelled as the
+      // agent's, for the change it proposed, never as this change's.
+      element("dt", { text: approval.reconfirms || approval.edits ? words.intentOfProposal : words.intent }),
       element("dd", { class: "agent-text", text: shown(approval.intent) }),
       approval.agent_reason ? element("dt", { text: words.reason }) : null,
       approval.agent_reason ? element("dd", { class: "agent-text", text: shown(approval.agent_reason) }) : null,
