@@ -340,7 +340,7 @@ test("reconfirm: the node moved on, the person picks a transition, signs the new
   assert.equal(board.appliesFor(pickedId), 1);
   assert.equal(board.appliesFor(approval.approval_id), 0);
   assert.match(await card(page, pickedId).locator("[data-testid=outcome]").textContent(), /Applied once: in_review → done/);
-  await page.waitForFunction((id) => document.querySelector(`.approval[data-id="${id}"] details`)?.textContent.includes("apply · applied"), pickedId, { timeout: 10_000 });
+  await page.waitForFunction((id) => document.querySelector(`.approval[data-id="${id}"] details`)?.textContent.includes("The guard's Apply: applied"), pickedId, { timeout: 10_000 });
   assert.match(await invalidated.textContent(), /You picked → done: that approval is consumed/);
   assert.deepEqual(errors, []);
   await page.close();
@@ -400,6 +400,13 @@ test("edit, then approve: the person picks another move, signs the edited change
   assert.ok(audit.includes("proposed") && audit.includes("edit_drafted") && audit.includes("edited"), audit.join(", "));
   const editAudit = (await guard.client.get(`/v1/audit?approval_id=${encodeURIComponent(editedId)}`, INBOX)).body.records.map((record) => record.event);
   assert.ok(editAudit.includes("edit_proposed") && editAudit.includes("approved"), editAudit.join(", "));
+  // The trails in words: who did what, by name.
+  await page.waitForFunction((id) => /edith approved the edit instead/.test(document.querySelector(`.approval[data-id="${id}"] details`)?.textContent ?? ""), original.approval_id, { timeout: 10_000 });
+  const trail = await card(page, original.approval_id).locator("details").textContent();
+  assert.match(trail, /The agent board-agent proposed in_progress → in_review on task-/);
+  const editTrail = await card(page, editedId).locator("details").textContent();
+  assert.match(editTrail, /A person edited the agent's in_progress → in_review to in_progress → todo/);
+  assert.match(editTrail, /edith approved, signing with the key /);
   assert.deepEqual(errors, []);
   await page.close();
 });

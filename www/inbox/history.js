@@ -3,6 +3,7 @@
 import { element, shown } from "./render.js";
 import { outcomeLine, trailOf } from "./outcome.js";
 import { words } from "./page.js";
+import { auditSentence } from "./audit-words.js";
 
 /** On a history card: how it ended and its own audit trail. */
 export function historyOf(state, approval, listId) {
@@ -25,7 +26,7 @@ export function showAudit(list, records, words) {
   }
   list.replaceChildren(
     ...records.map((record) =>
-      element("li", { text: `${new Date(record.at).toLocaleString(words.locale)} · ${words.events?.[record.event] ?? record.event} ${record.approval_id ?? ""}` }),
+      element("li", { text: `${new Date(record.at).toLocaleString(words.locale)} · ${auditSentence(record, words)}${record.approval_id ? ` · ${record.approval_id}` : ""}` }),
     ),
   );
 }

@@ -1,5 +1,6 @@
 // What became of an approval, in words, and its own audit trail: shown on each card of the history.
 import { element, shown } from "./render.js";
+import { auditSentence } from "./audit-words.js";
 
 let locale = "en";
 /** A time the guard gives in milliseconds (read by the core), in the page's locale. */
@@ -41,16 +42,8 @@ export function trailOf(records, words) {
   const list = element(
     "ol",
     { class: "audit" },
-    ...records.map((record) => element("li", { text: `${time(record.at)} · ${words.events?.[record.event] ?? record.event}${describe(record)}` })),
+    ...records.map((record) => element("li", { text: `${time(record.at)} · ${auditSentence(record, words)}` })),
   );
   return element("details", {}, element("summary", { text: words.trail(records.length) }), list);
 }
 
-function describe(record) {
-  const detail = record.detail ?? {};
-  if (record.event === "apply") return ` · ${detail.outcome}${detail.consumed ? " (consumed)" : ""}`;
-  if (record.event === "approved" || record.event === "declined" || record.event === "cancelled") return ` · ${detail.key_id ?? ""}${detail.reason ? `: ${detail.reason}` : ""}`;
-  if (record.event === "reconciled") return ` · ${detail.key_id ?? ""}: ${detail.applied ? "applied" : "not applied"}`;
-  if (record.event === "reconfirm_proposed") return ` · replaces ${detail.reconfirms}`;
-  return "";
-}
