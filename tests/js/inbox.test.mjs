@@ -592,6 +592,10 @@ test("a touch screen at 390x844: every control at least 44 px high, and no keybo
   const approval = await proposal();
   await card(page, approval.approval_id).waitFor({ timeout: 10_000 });
   assert.equal(await page.locator("#keys-help").isVisible(), false, "no keyboard hints on touch");
+  // The next decision is on the first screen: the first card waiting, its two lines and its approve button.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const first = await page.locator("#pending .approval").first().locator("[data-action=approve]").boundingBox();
+  assert.ok(first && first.y + first.height <= 844, `the approve button ends at ${first && first.y + first.height} px`);
   const small = await page.evaluate(() =>
     [...document.querySelectorAll("button, select, input")]
       .filter((node) => node.offsetParent !== null && !node.closest("[hidden], .visually-hidden"))
