@@ -433,6 +433,7 @@ fn a_decline_s_reason_reaches_the_judge_as_the_person_s_words() {
         situation: host.state.situation.clone(),
         memory: Vec::new(),
         declined,
+        replies: Vec::new(),
         action_types: Vec::new(),
         settings: Default::default(),
         playbook: None,
@@ -548,9 +549,11 @@ fn reply(host: &mut Host, text: &str) -> Vec<ControlEffect> {
     })
 }
 
-fn instruction_given_to_judge(effects: &[ControlEffect]) -> Option<Option<String>> {
+fn replies_given_to_judge(effects: &[ControlEffect]) -> Option<(Vec<String>, Option<String>)> {
     effects.iter().find_map(|e| match e {
-        ControlEffect::AskJudge { situation, .. } => Some(situation.instruction.clone()),
+        ControlEffect::AskJudge {
+            replies, situation, ..
+        } => Some((replies.clone(), situation.instruction.clone())),
         _ => None,
     })
 }
@@ -568,15 +571,23 @@ fn a_reply_interrupts_nothing_and_is_read_at_the_next_judgement() {
     reply(&mut host, &format!("{prefix} whitelist add status_change"));
     assert!(host.state.rules.whitelist.is_empty());
     assert_eq!(host.state.mode, Mode::AwaitingApproval);
-    // The approval goes on; once it ran, the next judgement reads both replies.
+    // The approval goes on; once it ran, the next judgement reads both replies, as replies (never as the
+    // human's instruction).
     assert!(executes(&host.answer("y")));
     let finished = host.finish(true, "moved");
-    let read = instruction_given_to_judge(&finished)
-        .or_else(|| instruction_given_to_judge(&host.observe(json!({"T-7": "done"}))))
+    let (replies, instruction) = replies_given_to_judge(&finished)
+        .or_else(|| replies_given_to_judge(&host.observe(json!({"T-7": "done"}))))
         .expect("the judge is asked again");
-    let read = read.expect("with the replies");
-    assert!(read.contains("T-7 can wait until Monday"), "{read}");
-    assert!(read.contains("whitelist add status_change"), "{read}");
+    assert_eq!(replies.len(), 2);
+    assert_eq!(replies[0], "T-7 can wait until Monday");
+    assert!(replies[1].contains("whitelist add status_change"));
+    assert_eq!(instruction, None);
+    // Read once the judge answered.
+    let judgement_id = host.state.judgement_id;
+    host.send(ControlEvent::JudgementReceived {
+        judgement_id,
+        judgement: Judgement::Wait,
+    });
     assert!(host.state.unread_replies.is_empty());
 }
 
@@ -584,11 +595,10 @@ fn a_reply_interrupts_nothing_and_is_read_at_the_next_judgement() {
 fn a_reply_to_an_idle_loop_asks_the_judge_at_once_and_one_during_a_judgement_is_not_lost() {
     let mut host = Host::new(Rules::default());
     let effects = reply(&mut host, "please look at T-9");
-    assert_eq!(
-        instruction_given_to_judge(&effects),
-        Some(Some("please look at T-9".to_owned()))
-    );
-    // While the judge is asked, a reply waits; the answer (wait) leaves the loop idle: it is read at once.
+    let (replies, _) = replies_given_to_judge(&effects).expect("asked at once");
+    assert_eq!(replies, vec!["please look at T-9"]);
+    // While the judge is asked, a reply waits; the answer (wait) leaves the loop idle: it is read at once,
+    // alone (the first was read by that judgement).
     assert_eq!(host.state.mode, Mode::Judging);
     reply(&mut host, "and T-10");
     let judge_id = host.state.judgement_id;
@@ -596,14 +606,42 @@ fn a_reply_to_an_idle_loop_asks_the_judge_at_once_and_one_during_a_judgement_is_
         judgement_id: judge_id,
         judgement: Judgement::Wait,
     });
-    assert_eq!(
-        instruction_given_to_judge(&effects),
-        Some(Some("and T-10".to_owned()))
-    );
+    let (replies, _) = replies_given_to_judge(&effects).expect("asked again at once");
+    assert_eq!(replies, vec!["and T-10"]);
+    // A judgement that failed read nothing: its replies are asked again.
+    let judge_id = host.state.judgement_id;
+    host.send(ControlEvent::JudgementFailed {
+        judgement_id: judge_id,
+        error: "down".to_owned(),
+    });
+    assert_eq!(host.state.unread_replies, vec!["and T-10"]);
     // An empty reply is nothing.
     let before = host.state.clone();
     reply(&mut host, "  \n ");
     assert_eq!(host.state.unread_replies, before.unread_replies);
+}
+
+#[test]
+fn a_reply_is_no_instruction_a_declined_change_stays_declined() {
+    let mut host = awaiting_approval();
+    decline(&mut host, "no");
+    resume(&mut host);
+    reply(&mut host, "still no, and please stop asking");
+    assert!(approval_request(&host.judge(close_ticket())).is_none());
+    // Declined rule changes are not asked for again either.
+    let mut host = Host::new(Rules::default());
+    host.observe(json!({"T-7": "review"}));
+    let rules = Judgement::ChangeRules {
+        change: RuleChange {
+            whitelist_add: vec!["status_change".to_owned()],
+            ..RuleChange::default()
+        },
+        reason: "faster".to_owned(),
+    };
+    assert!(approval_request(&host.judge(rules.clone())).is_some());
+    decline(&mut host, "never");
+    resume(&mut host);
+    assert!(approval_request(&host.judge(rules)).is_none());
 }
 
 #[test]

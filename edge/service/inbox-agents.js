@@ -28,6 +28,14 @@ export const agentMethods = {
     const { action, command } = await readCommandBody(request, agent);
     const signer = typeof action.key_id === "string" ? this.db.key(action.key_id) : null;
     if (signer === null) throw new HttpError(403, "signature_invalid", "the command's key is not registered", "action.key_id");
+    // An answer goes only to an agent that asks (interrupted, and not paused by an admin, whose resume it
+    // would otherwise be).
+    if (command.verb === "answer") {
+      const status = this.db.agentStatuses().find((known) => known.agent_id === agent);
+      if (status?.state !== "interrupted" || status.paused === true) {
+        throw new HttpError(409, "not_asking", `agent \`${agent}\` asks nothing now (${status?.paused ? "paused by an admin: an admin resumes it" : (status?.state ?? "no report")})`, "action.detail");
+      }
+    }
     if (!APPROVER_VERBS.includes(command.verb) && !this.rolesOf(signer.approver).includes("admin")) {
       throw new HttpError(403, "forbidden", `\`${signer.approver}\` is not an admin: only an approver with the admin role commands an agent`, "action.key_id");
     }

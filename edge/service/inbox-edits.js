@@ -7,6 +7,16 @@ import { TOOL_CALL } from "./mcp.js";
 import { edition } from "./proposal.js";
 
 export const editMethods = {
+  /** The edit of proposal `id` still waiting for a decision, or null: one at a time. */
+  liveEditOf(id) {
+    for (const record of this.db.audit(id, 1000)) {
+      if (record.event !== "edit_drafted") continue;
+      const row = this.db.approval(record.detail.approval_id);
+      if (row !== null && this.viewOf(row).state === "pending") return row.id;
+    }
+    return null;
+  },
+
   /** The approval a person signed instead of proposal `id` (its edit), from the audit; null when none. */
   editedAs(id) {
     return this.db.audit(id, 1000).find((record) => record.event === "edited")?.detail.approval_id ?? null;
@@ -37,6 +47,8 @@ export const editMethods = {
     const body = await readJsonObject(request);
     const view = this.pending(id);
     if (view.edits !== null) throw new HttpError(409, "already_an_edit", `approval \`${id}\` is an edit already: edit the proposal \`${view.edits}\` instead`);
+    // A person's pick after a reconfirm is theirs already: they pick another transition on its card.
+    if (view.reconfirms !== null) throw new HttpError(409, "not_editable", `approval \`${id}\` is a transition a person picked: pick another on the card it replaces`);
     // A tool call's client calls again with the arguments it asked with: an edit of them would not reach it.
     if (view.proposed_change.type === TOOL_CALL) {
       throw new HttpError(409, "not_editable", "a tool call is approved or declined as the client asked it (decline with a reason instead)");
@@ -53,6 +65,12 @@ export const editMethods = {
     }
     const proposedChange = { ...view.proposed_change, to };
     if (proposedChange.to === view.proposed_change.to) throw new HttpError(422, "unchanged", "the edit is the proposed change itself: approve it instead", "to");
+    // Read again after the Preview's wait: decided meanwhile, or edited meanwhile, it takes no new edit.
+    this.pending(id);
+    const drafted = this.liveEditOf(id);
+    if (drafted !== null) {
+      throw new HttpError(409, "already_edited", `approval \`${id}\` has an edit waiting (\`${drafted}\`): approve or decline it first`);
+    }
     const previous = this.db.approval(id).proposal;
     const proposal = edition(previous, proposedChange, id);
     const newId = crypto.randomUUID();

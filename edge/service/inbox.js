@@ -432,10 +432,10 @@ export class ApprovalInbox extends DurableObject {
     const verdict = await guard.checkAsync(confirmation, requestFor(confirmation));
     if (verdict.verdict === "rejected") throw rejection(verdict);
     if (verdict.verdict !== "pending_precondition") throw new HttpError(500, "internal", "unexpected verdict; nothing was approved");
-    // Approving a person's edit settles the proposal it edits first, in the same turn: the two are never
-    // both approved (one action, one run).
-    if (view.edits !== null) this.settleEdited(view.edits, id, confirmation.key_id);
     this.advanceCounter(confirmation.key_id, confirmation.assertion);
+    // Approving a person's edit settles the proposal it edits, once every check passed and in the same turn
+    // as the approval is stored: the two are never both approved (one action, one run).
+    if (view.edits !== null) this.settleEdited(view.edits, id, confirmation.key_id);
     return this.storeApproval(id, confirmation);
   }
 

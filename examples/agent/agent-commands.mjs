@@ -14,7 +14,8 @@
 const SEPARATORS = /[\s\u0085\p{Z}]+/u;
 
 /**
- * Carries out one command on `loop`. `agent` is { paused, observeAgain() } of the agent it drives. Returns
+ * Carries out one command on `loop`. `agent` is { paused, heldReplies, observeAgain() } of the agent it drives
+ * (observing again after a pause also hands the loop the replies held meanwhile). Returns
  * `{ carried_out, detail }`: what the agent reports to the guard (a command the loop refuses is not carried
  * out, and says why).
  */
@@ -37,10 +38,13 @@ function run(loop, agent, { verb, text, approver }) {
       if (first === prefix) throw new Error(`an instruction may not start with the privileged prefix ${prefix}: use the command for it`);
       agent.paused = false;
       loop.say(text);
+      agent.observeAgain();
       return `instruction from ${approver}: ${text}`;
     }
     case "answer":
-      // The answer to the question an interrupted loop asks (resume or discard), from the inbox's card.
+      // The answer to the question an interrupted loop asks (resume or discard), from the inbox's card; never
+      // the resume of an agent an admin paused (that is an admin's command).
+      if (agent.paused) throw new Error("the agent is paused by an admin: an admin resumes it");
       if (mode !== "interrupted") throw new Error(`the agent asks nothing now (it is ${mode})`);
       agent.paused = false;
       loop.answer(text);
@@ -48,12 +52,18 @@ function run(loop, agent, { verb, text, approver }) {
       return `${text === "resume" ? "resumed" : "discarded"} by ${approver}, answering the agent's question`;
     case "reply":
       // A person's words, read at the next judgement: nothing waiting is interrupted, and no verb is read in it.
+      // A paused agent judges nothing: the reply waits for the resume.
+      if (agent.paused) {
+        (agent.heldReplies ??= []).push(text);
+        return `reply from ${approver}, held until the agent is resumed: ${text}`;
+      }
       loop.reply(text);
       return `reply from ${approver}: ${text}`;
     case "goal":
       agent.paused = false;
       loop.say(`${prefix} goal ${text}`);
       if (mode === "stopped") loop.say(`${prefix} resume`);
+      agent.observeAgain();
       return `new goal from ${approver}: ${text}`;
     case "discard":
       loop.say(`${prefix} discard`);

@@ -54,7 +54,8 @@ export async function startGovernedAgent({
   let activity = null;
   let boardSeen = { at_ms: null, change: null };
   let lastChat = null;
-  const control = { paused: false, observeAgain: () => {} };
+  // `paused` by an admin's stop; replies sent meanwhile are held until the agent goes on.
+  const control = { paused: false, heldReplies: [], observeAgain: () => {} };
   function report(state, fields = {}) {
     let goal = null;
     try {
@@ -250,6 +251,8 @@ export async function startGovernedAgent({
           proposedFor.delete(request.action.id);
           // A person's decline carries their words to the judge (and the same change is not proposed again
           // until the board or an instruction changes); an expiry or a cancellation is a plain no.
+          // An approval that expired with nobody deciding is no person's decline: set aside, judged again.
+          if (body.state === "expired") return { withdraw: "the approval expired before anyone decided" };
           const reason = body.state === "declined" ? body.decision?.reason : null;
           return typeof reason === "string" && reason.trim() !== "" ? { decline: reason } : "n";
         }
@@ -345,6 +348,10 @@ export async function startGovernedAgent({
     }
   }
   control.observeAgain = () => {
+    // Going on after a pause: the replies held meanwhile reach the loop now.
+    if (!control.paused) {
+      for (const text of control.heldReplies.splice(0)) loop.reply(text);
+    }
     lastBoard = "";
     observe();
   };

@@ -40,6 +40,7 @@ export const judgeMethods = {
         situation: effect.situation,
         memory: effect.memory,
         declined: effect.declined ?? [],
+        replies: effect.replies ?? [],
         action_types: this.actionTypes(),
         settings: this.state.settings,
       };

@@ -128,6 +128,8 @@ pub enum ControlEffect {
         memory: Vec<super::state::ActionResult>,
         /// What people declined, newest last, with their words: give it to the judge with the request.
         declined: Vec<super::state::Declined>,
+        /// People's replies not yet read, oldest first: give them to the judge with the request.
+        replies: Vec<String>,
         include_log_tail: bool,
     },
     /// Abort the judge's in-flight call for `judgement_id` (an AbortSignal in the host).

@@ -43,6 +43,10 @@ pub struct JudgeRequest {
     #[serde(default)]
     #[tsify(optional)]
     pub declined: Vec<Declined>,
+    /// People's replies (the `ask_judge` effect's `replies`): their words, quoted, never an instruction.
+    #[serde(default)]
+    #[tsify(optional)]
+    pub replies: Vec<String>,
     #[serde(default)]
     #[tsify(optional)]
     pub action_types: Vec<ActionTypeInfo>,
@@ -231,6 +235,14 @@ pub fn prompt_variables(request: &JudgeRequest) -> BTreeMap<String, Value> {
     );
     set("memory", memory_lines(&request.memory));
     set("declined", declined_lines(&request.declined));
+    // Each reply one quoted line: a person's words, which can open no section of the prompt.
+    let replies = request
+        .replies
+        .iter()
+        .map(|reply| format!("- {}", quoted(&bounded(reply.clone()))))
+        .collect::<Vec<_>>()
+        .join("\n");
+    set("replies", replies);
     set("action_types", action_type_lines(&request.action_types));
     set("settings", setting_lines(&request.settings));
     // Empty stays empty: the template leaves the section out.

@@ -395,6 +395,9 @@ pub struct ControlState {
     /// People's replies not yet read by the judge, oldest first: the next judgement reads them.
     #[serde(default)]
     pub unread_replies: Vec<String>,
+    /// How many of `unread_replies` the judgement in progress was asked with (read once it answers).
+    #[serde(default)]
+    pub replies_asked: usize,
 }
 
 /// An action a person declined, with their words and what the loop saw when they did.
@@ -477,6 +480,7 @@ impl ControlState {
             declined: VecDeque::new(),
             instructions_given: 0,
             unread_replies: Vec::new(),
+            replies_asked: 0,
         }
     }
 }

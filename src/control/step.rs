@@ -145,19 +145,9 @@ impl Machine {
     }
 
     fn ask_judge(&mut self) {
-        // People's replies are read now, after any instruction not yet read.
-        if !self.state.unread_replies.is_empty() {
-            let replies = std::mem::take(&mut self.state.unread_replies);
-            let mut parts: Vec<String> = self
-                .state
-                .situation
-                .instruction
-                .take()
-                .into_iter()
-                .collect();
-            parts.extend(replies);
-            self.state.situation.instruction = Some(parts.join("\n"));
-        }
+        // People's replies are given with the request (quoted as their words, never as an instruction); the
+        // judgement that reads them marks them read.
+        self.state.replies_asked = self.state.unread_replies.len();
         self.state.judgement_id += 1;
         self.state.mode = Mode::Judging;
         self.state.halt = None;
@@ -166,6 +156,7 @@ impl Machine {
             situation: self.state.situation.clone(),
             memory: self.state.memory.iter().cloned().collect(),
             declined: self.state.declined.iter().cloned().collect(),
+            replies: self.state.unread_replies.clone(),
             include_log_tail: self.state.needs_log_tail,
         });
         self.state.needs_log_tail = false;
@@ -174,6 +165,13 @@ impl Machine {
 
     fn judged(&mut self, judgement: &Judgement) {
         self.state.situation.instruction = None;
+        // The replies this judgement was asked with are read; any that came since wait for the next one.
+        let read = self
+            .state
+            .replies_asked
+            .min(self.state.unread_replies.len());
+        self.state.unread_replies.drain(..read);
+        self.state.replies_asked = 0;
         match judgement {
             Judgement::Reply { text } => {
                 // A conversation reply is the one action that is approved automatically.
@@ -252,6 +250,7 @@ impl Machine {
                     },
                     Some(one_line(reason)),
                 ) {
+                    Ok(action) if self.declined_as_is(&action) => self.not_asked_again(&action),
                     Ok(action) => self.request_approval(action),
                     Err(error) => {
                         self.judge_failed(&format!("the rule change cannot be shown: {error}"))
@@ -331,6 +330,7 @@ impl Machine {
             },
             Some(one_line(reason)),
         ) {
+            Ok(action) if self.declined_as_is(&action) => self.not_asked_again(&action),
             Ok(action) => self.request_approval(action),
             Err(error) => {
                 self.judge_failed(&format!("the setting change cannot be shown: {error}"))
@@ -565,6 +565,13 @@ impl Machine {
     /// Its lines are rendered again by the machine; the edited action runs instead, and the loop says how it
     /// differs (the agent reads it in its results). A rule or setting change is never edited.
     fn approved_edited(&mut self, action: Action, request_id: &str, parameters: &Value) {
+        if !parameters.is_object() {
+            self.refuse_answer(
+                request_id,
+                "the edited parameters are an object, as an action's are",
+            );
+            return;
+        }
         if action.purpose != Purpose::Task {
             self.refuse_answer(
                 request_id,
@@ -1132,8 +1139,9 @@ impl Machine {
             return;
         }
         self.log(LogChannel::Chat, "human reply", &one_line(text), "chat");
+        // A reply is not an instruction: it neither counts as one (a declined change stays declined) nor
+        // takes an instruction's place in the prompt.
         self.state.unread_replies.push(text.to_owned());
-        self.state.instructions_given = self.state.instructions_given.saturating_add(1);
         // An idle loop reads it at once (the step's end asks the judge).
         self.persist();
     }

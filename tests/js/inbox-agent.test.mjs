@@ -255,8 +255,14 @@ test("the command channel: a replayed command, a non-admin's command, malformed 
   const replyAudit = (await api.get("/v1/audit?limit=200", INBOX)).body.records.filter((record) => record.detail?.agent_id === AGENT_ID && record.event === "reply");
   assert.equal(replyAudit.length, 1);
   assert.equal(replyAudit[0].detail.approver, "carol");
-  // So may the answer to an interrupted agent's question, and only resume or discard.
-  const answer = await api.post(`/v1/agents/${AGENT_ID}/commands`, { action: await humanAction("command", `agent:${AGENT_ID}`, plain, "answer discard", version) });
+  // So may the answer to an interrupted agent's question, and only resume or discard, and only while it asks:
+  // never to an agent that asks nothing, nor to one an admin paused (its resume is an admin's).
+  const answerNow = async () => api.post(`/v1/agents/${AGENT_ID}/commands`, { action: await humanAction("command", `agent:${AGENT_ID}`, plain, "answer discard", version) });
+  assert.equal((await answerNow()).body.code, "not_asking");
+  assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "paused", paused: true }, QUIET_TOKEN)).status, 200);
+  assert.equal((await answerNow()).body.code, "not_asking");
+  assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "interrupted" }, QUIET_TOKEN)).status, 200);
+  const answer = await answerNow();
   assert.equal(answer.status, 201, JSON.stringify(answer.body));
   for (const detail of ["reply", "reply ", "reply \u3000", "replyhello", "answer", "answer maybe", "answer  resume", "answer resume now"]) {
     const bad = await api.post(`/v1/agents/${AGENT_ID}/commands`, { action: await humanAction("command", `agent:${AGENT_ID}`, plain, detail, version) });

@@ -325,6 +325,8 @@ test("reconfirm: the node moved on, the person picks a transition, signs the new
   assert.match(await card(page, approval.approval_id).textContent(), /moved on to in_review\./);
   assert.equal((await guard.client.get(`/v1/approvals/${pickedId}`)).body.reconfirms, approval.approval_id);
   assert.equal(board.appliesFor(pickedId), 0, "a pick applies nothing before it is signed");
+  // A person's pick is not edited (another pick is made on the card it replaces).
+  assert.equal((await guard.client.post(`/v1/approvals/${pickedId}/edit`, { to: "in_progress" }, INBOX)).body.code, "not_editable");
 
   // The inbox's own Apply after the signature is lost on the way (the page's request aborted): the approval
   // stays approved, nothing is applied, and the person asks again with the Apply button.
@@ -423,6 +425,7 @@ test("an edit is refused when it is no edit, not a move the node allows, of an e
   assert.equal((await guard.client.post(`/v1/approvals/${original.approval_id}/edit`, { to: "todo" }, AGENT)).status, 403, "an agent never edits");
   const drafted = await edit({ to: "todo" });
   assert.equal(drafted.status, 201);
+  assert.equal((await edit({ to: "todo" })).body.code, "already_edited", "one edit waiting at a time");
   assert.equal((await guard.client.post(`/v1/approvals/${drafted.body.approval_id}/edit`, { to: "in_review" }, INBOX)).body.code, "already_an_edit");
   // The original approved first: its edit can no longer be approved (never both).
   const key = await registerEd25519(guard.client, "olga", "desk");

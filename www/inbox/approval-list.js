@@ -16,8 +16,9 @@ export function render(state) {
   // Frozen at the moment the feed dropped while the page is not live.
   const now = pageNow(state);
   const sorted = [...state.approvals.values()].sort((a, b) => (b.created_at_ms ?? 0) - (a.created_at_ms ?? 0));
-  // What the person is doing survives a re-render: typed decline reasons and replies, and the focused control.
-  const reasons = new Map([...document.querySelectorAll("[data-reason], [data-reply]")].map((input) => [input.id, input.value]));
+  // What the person is doing survives a re-render: typed decline reasons and replies, the move picked in an
+  // edit, and the focused control.
+  const reasons = new Map([...document.querySelectorAll("[data-reason], [data-reply], [data-edit-to]")].map((input) => [input.id, input.value]));
   const active = document.activeElement;
   const focusedId = active?.closest?.(".approval")?.dataset.id;
   const focusedControl = active?.id || active?.dataset?.action || null;

@@ -89,9 +89,10 @@ export function actionsFor(state, approval) {
     box.append(element("label", { for: reasonId, class: "visually-hidden", text: words(state).declineReason }), reason);
     add(words(state).decline, (id) => decline(state, id), { class: "secondary", "data-action": "decline" });
     // Edit: only the agent's own proposal (an edit is edited through its original), while the node is where
-    // the proposal says it is.
+    // the proposal says it is and allows another move.
     const facts = state.facts.get(approval.approval_id);
-    if (approval.edits === null && approval.proposed_change.type !== "tool_call" && facts?.matches === true) {
+    const otherMoves = (facts?.valid_transitions ?? []).some((transition) => transition.status !== approval.proposed_change.to);
+    if (approval.edits === null && approval.reconfirms === null && approval.proposed_change.type !== "tool_call" && facts?.matches === true && otherMoves) {
       const editing = state.editing === approval.approval_id;
       add(words(state).edit, (id) => {
         state.editing = state.editing === id ? null : id;

@@ -28,7 +28,8 @@ export function questionCard(state, agent) {
   }
   return element(
     "li",
-    { class: "approval question", tabindex: "0", "data-kind": "question", "data-agent": agent.agent_id, "aria-labelledby": titleId },
+    // `data-id` keeps the focus on the card (or its button) when the page is drawn again.
+    { class: "approval question", tabindex: "0", "data-id": `question:${agent.agent_id}`, "data-kind": "question", "data-agent": agent.agent_id, "aria-labelledby": titleId },
     element("p", { class: "what", id: titleId, text: words(state).questionTitle(shown(agent.agent_id)) }),
     element("p", { class: "impact muted", text: words(state).questionHelp }),
     agent.last_message
