@@ -402,6 +402,8 @@ test("edit, then approve: the person picks another move, signs the edited change
   assert.ok(audit.includes("proposed") && audit.includes("edit_drafted") && audit.includes("edited"), audit.join(", "));
   const editAudit = (await guard.client.get(`/v1/audit?approval_id=${encodeURIComponent(editedId)}`, INBOX)).body.records.map((record) => record.event);
   assert.ok(editAudit.includes("edit_proposed") && editAudit.includes("approved"), editAudit.join(", "));
+  // Who decided and when, on each decided card.
+  assert.match(await card(page, editedId).locator("[data-testid=decided-by]").textContent(), /^Decided by edith at \d.+ · key device-/);
   // The trails in words: who did what, by name.
   await page.waitForFunction((id) => /edith approved the edit instead/.test(document.querySelector(`.approval[data-id="${id}"] details`)?.textContent ?? ""), original.approval_id, { timeout: 10_000 });
   const trail = await card(page, original.approval_id).locator("details").textContent();
@@ -437,6 +439,26 @@ test("an edit is refused when it is no edit, not a move the node allows, of an e
   const moved = await propose(guard.client, nextNode(), { type: "status_change", from: "in_progress", to: "in_review" });
   board.board.set(moved.node_id, "done");
   assert.equal((await guard.client.post(`/v1/approvals/${moved.approval_id}/edit`, { to: "todo" }, INBOX)).body.code, "node_moved");
+});
+
+test("a new approval takes the focus when the person is on no waiting card, never from a field", async () => {
+  const { page, errors } = await openInbox();
+  await registerFreshDeviceKey(page, "gwen");
+  await page.evaluate(() => document.activeElement?.blur());
+  const first = await proposal();
+  await card(page, first.approval_id).waitFor({ timeout: 10_000 });
+  await page.waitForFunction((id) => document.activeElement?.dataset?.id === id, first.approval_id, { timeout: 5_000 });
+  // y works on it at once.
+  await page.keyboard.press("y");
+  await card(page, first.approval_id).locator("[data-action=approve].confirming").waitFor({ timeout: 5_000 });
+  // Typing in a field: a new card does not take the focus.
+  await card(page, first.approval_id).locator("[data-reason]").focus();
+  const second = await proposal();
+  await card(page, second.approval_id).waitFor({ timeout: 10_000 });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(await page.evaluate(() => document.activeElement?.hasAttribute("data-reason")), true);
+  assert.deepEqual(errors, []);
+  await page.close();
 });
 
 test("cancel an unused approval: the agent's Apply is refused and nothing changes", async () => {

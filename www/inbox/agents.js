@@ -24,6 +24,8 @@ export function showPresenceNow(state) {
     showPresence($("presence"), currentAgent(state), words(state), pageNow(state), {
       isAdmin: state.approver !== null && state.isAdmin,
       knownApproval: (id) => state.approvals.has(id),
+      // The approval's first line as the core rendered it in the page's language, when this inbox has it.
+      linesOf: (id) => state.approvals.get(id)?.request_in?.[words(state).languageCode]?.what ?? state.approvals.get(id)?.request?.what ?? null,
     });
   } catch (error) {
     $("presence").replaceChildren(element("p", { class: "warning", text: words(state).failed(error.message) }));

@@ -3,7 +3,7 @@
 import { element, shown } from "./render.js";
 import { outcomeLine, trailOf } from "./outcome.js";
 import { words } from "./page.js";
-import { auditSentence } from "./audit-words.js";
+import { auditSentence, keyHolder } from "./audit-words.js";
 
 /** On a history card: how it ended and its own audit trail. */
 export function historyOf(state, approval, listId) {
@@ -11,7 +11,24 @@ export function historyOf(state, approval, listId) {
   const line = outcomeLine(approval, words(state));
   // A decline's reason is the person's own words: shown apart from the page's sentence.
   const reason = approval.state === "declined" && approval.decision?.reason ? approval.decision.reason : null;
+  // Who decided and when: the person and their key (a device or a passkey), at the guard's time, in the
+  // reader's locale.
+  const decision = approval.decision;
+  const decidedAt = approval.times_ms?.decided_at;
+  const { person, key } = keyHolder(decision?.key_id);
+  const decided =
+    decision && typeof decidedAt === "number"
+      ? element(
+          "p",
+          { class: "muted", "data-testid": "decided-by" },
+          element("span", { text: words(state).decidedBy(decision.approver ?? person, new Date(decidedAt).toLocaleString(words(state).locale)) }),
+          // The key's name is the person's own: shown as written.
+          key ? element("span", { text: ` · ${words(state).keyLabel} ` }) : null,
+          key ? element("code", { text: key }) : null,
+        )
+      : null;
   return [
+    decided,
     line ? element("p", { class: "outcome", "data-testid": "outcome" }, element("span", { text: reason ? `${line} ` : line }), reason ? element("q", { class: "agent-text", text: shown(reason) }) : null) : null,
     trailOf(state.trails.get(approval.approval_id) ?? [], words(state)),
   ];

@@ -20,11 +20,19 @@ export function followLive(state) {
       const known = state.approvals.has(approval.approval_id);
       state.approvals.set(approval.approval_id, approval);
       state.updatedAt.set(approval.approval_id, ++state.clock);
-      if (!known && approval.state === "pending") {
+      const arrived = !known && approval.state === "pending";
+      if (arrived) {
         announce(words(state).newApproval(approval.request.what));
         notify(state, approval);
       }
       render(state);
+      // y and n work on the new card at once when the person was on no card waiting (nowhere, or a decided
+      // one); never taken from a field or a card still waiting.
+      if (arrived) {
+        const active = document.activeElement;
+        const onDecided = active?.closest?.(".approval") && !active.closest("#pending");
+        if (!active || active === document.body || onDecided) document.querySelector(`#pending .approval[data-id="${CSS.escape(approval.approval_id)}"]`)?.focus();
+      }
       // The audit trails and the agent's log follow a moment later, once for a burst of changes.
       clearTimeout(state.refreshTimer);
       state.refreshTimer = setTimeout(() => refresh(state), 300);

@@ -11,7 +11,7 @@ export function elapsed(ms) {
 }
 
 /** Fills `box` with the status of `agent` (the guard's latest report, or null when none is known). */
-export function showPresence(box, agent, words, now, { isAdmin, knownApproval = () => false }) {
+export function showPresence(box, agent, words, now, { isAdmin, knownApproval = () => false, linesOf = () => null }) {
   if (!agent) {
     box.dataset.state = "none";
     box.replaceChildren(element("p", { class: "muted", text: words.presenceNone }));
@@ -34,7 +34,7 @@ export function showPresence(box, agent, words, now, { isAdmin, knownApproval = 
   );
   if (agent.state === "waiting" && agent.approval_id) {
     // A link only to an approval this inbox shows: an agent cannot point the person anywhere else.
-    const text = words.waitingFor(shown(agent.what ?? agent.approval_id));
+    const text = words.waitingFor(shown(linesOf(agent.approval_id) ?? agent.what ?? agent.approval_id));
     lines.push(element("p", {}, knownApproval(agent.approval_id) ? element("a", { href: `#approval-${agent.approval_id}`, text }) : element("span", { text })));
   } else if (agent.what && ["reviewing", "executing"].includes(agent.state)) {
     lines.push(element("p", { text: shown(agent.what) }));
