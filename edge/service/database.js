@@ -147,8 +147,13 @@ export class Database {
     return this.rows("SELECT asks FROM tool_call_asks WHERE approval_id = ?", approvalId)[0]?.asks ?? 1;
   }
 
-  recentApprovals(limit) {
-    return this.rows("SELECT * FROM approvals ORDER BY created_at DESC, id LIMIT ?", limit).map((row) => ({
+  /** The newest approvals, at most `limit`; with `before` (ms), only those created earlier (the next page). */
+  recentApprovals(limit, before = null) {
+    const rows =
+      before === null
+        ? this.rows("SELECT * FROM approvals ORDER BY created_at DESC, id LIMIT ?", limit)
+        : this.rows("SELECT * FROM approvals WHERE created_at < ? ORDER BY created_at DESC, id LIMIT ?", before, limit);
+    return rows.map((row) => ({
       ...row,
       proposal: JSON.parse(row.proposal),
     }));

@@ -380,9 +380,15 @@ export class ApprovalInbox extends DurableObject {
       throw new HttpError(400, "invalid_input", `state must be one of ${APPROVAL_STATES.join(", ")}`, "state");
     }
     const limit = limitParam(url);
+    // `before`: the next page, approvals created before this time (ms since the epoch, as the views give it).
+    const beforeText = url.searchParams.get("before");
+    const before = beforeText === null ? null : Number(beforeText);
+    if (before !== null && (!/^\d{1,16}$/.test(beforeText) || !Number.isSafeInteger(before))) {
+      throw new HttpError(400, "invalid_input", "before is a time in milliseconds since the epoch (an approval's created_at_ms)", "before");
+    }
     const now = Date.now();
     const views = this.db
-      .recentApprovals(state === null ? limit : MAX_LIST * 4)
+      .recentApprovals(state === null ? limit : MAX_LIST * 4, before)
       .map((row) => this.viewOf(row, now))
       .filter((view) => state === null || view.state === state)
       .slice(0, limit);

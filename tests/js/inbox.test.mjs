@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import { startServer } from "../../examples/serve.mjs";
 import { startTaskBoard } from "../../examples/task-board.mjs";
 import { axeViolations, freePort, launchChromium, repoRoot } from "./helpers.mjs";
-import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, startGuardService } from "./edge-service-support.mjs";
+import { ADMIN, AGENT, INBOX, approve, humanAction, nextNode, propose, registerEd25519, startGuardService } from "./edge-service-support.mjs";
 
 let board;
 let guard;
@@ -81,6 +81,8 @@ test("a device key registered on first run approves a live proposal with y on th
       await field.fill("");
       await field.type(word);
     }
+    // Left empty again (a search field keeps filtering the history with what was typed).
+    await field.fill("");
   }
   assert.equal((await guard.client.get(`/v1/approvals/${approval.approval_id}`)).body.state, "pending");
 
@@ -461,6 +463,50 @@ test("a new approval takes the focus when the person is on no waiting card, neve
   await page.close();
 });
 
+test("history: a search over what the cards say, a state filter, and older pages on request", async () => {
+  const { page, errors } = await openInbox();
+  const key = await registerEd25519(guard.client, "ivan", "desk");
+  const declinedOne = await proposal();
+  const approvedOne = await proposal();
+  const view = (await guard.client.get(`/v1/approvals/${declinedOne.approval_id}`, AGENT)).body;
+  const declined = await guard.client.post(`/v1/approvals/${declinedOne.approval_id}/decision`, {
+    decision: "n",
+    action: await humanAction("decline", declinedOne.approval_id, key, "zebra crossing ahead", view.version),
+  });
+  assert.equal(declined.status, 200, JSON.stringify(declined.body));
+  assert.equal((await approve(guard.client, approvedOne, key)).status, 200);
+  await page.waitForFunction((id) => document.querySelector(`#history .approval[data-id="${id}"]`), approvedOne.approval_id, { timeout: 10_000 });
+  const shownIds = () => page.locator("#history .approval").evaluateAll((cards) => cards.map((card) => card.dataset.id));
+
+  // Every word of the search must appear: the person's reason finds the one card.
+  await page.fill("#history-search", "ZEBRA crossing");
+  assert.deepEqual(await shownIds(), [declinedOne.approval_id]);
+  // A node id finds its card; words that match nothing say so.
+  await page.fill("#history-search", approvedOne.node_id);
+  assert.deepEqual(await shownIds(), [approvedOne.approval_id]);
+  await page.fill("#history-search", "no-such-words-anywhere");
+  assert.deepEqual(await shownIds(), []);
+  assert.equal(await page.textContent("#history-empty"), "Nothing in the history matches.");
+  // The state filter alone: only declined cards.
+  await page.fill("#history-search", "");
+  await page.selectOption("#history-state", "declined");
+  const states = await page.locator("#history .approval").evaluateAll((cards) => cards.map((card) => card.dataset.state));
+  assert.ok(states.length > 0 && states.every((state) => state === "declined"), states.join(", "));
+  await page.selectOption("#history-state", "");
+
+  // Older pages: the guard lists approvals created before a time; the page asks for them on request.
+  const newest = (await guard.client.get("/v1/approvals?limit=1", INBOX)).body.approvals[0];
+  const older = (await guard.client.get(`/v1/approvals?limit=100&before=${newest.created_at_ms}`, INBOX)).body.approvals;
+  assert.ok(older.every((approval) => approval.created_at_ms < newest.created_at_ms));
+  for (const bad of ["soon", "-1", "1e3", "99999999999999999"]) {
+    assert.equal((await guard.client.get(`/v1/approvals?before=${bad}`, INBOX)).status, 400, bad);
+  }
+  await page.click("#history-older");
+  await page.waitForFunction(() => /older approvals read/.test(document.getElementById("announcer").textContent), null, { timeout: 10_000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("cancel an unused approval: the agent's Apply is refused and nothing changes", async () => {
   const { page, errors, approval, decided } = await approvedByFreshApprover("erin");
   await card(page, approval.approval_id).locator("[data-action=cancel]").click();
@@ -656,7 +702,7 @@ test("Japanese: every label, state, outcome and date of the page in Japanese; th
   const english = await page.evaluate((boardIdentifiers) => {
     const known = new Set(boardIdentifiers);
     // Product and component names, keys, and the approvers' own names are not translated.
-    const allowed = /^(agent-governor|Closer|Watcher|Apply|Preview|Webhook|English|Enter|alice|bob|carol|dave|erin|frank|gwen|hana|jay|edith|olga)$/;
+    const allowed = /^(agent-governor|Closer|Watcher|Apply|Preview|Webhook|English|Enter|alice|bob|carol|dave|erin|frank|gwen|hana|jay|edith|olga|ivan)$/;
     const skip = (node) => node.parentElement?.closest(".agent-text, code, .agent-note, #agent-log, #audit, #commands, option[value=en], [data-testid=outcome] ~ details");
     const found = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);

@@ -11,6 +11,7 @@ import { showPresenceNow } from "./agents.js";
 import { $, words } from "./page.js";
 import { questionCard, questionsOf } from "./questions.js";
 import { pageNow } from "./connection.js";
+import { matchesHistoryFilter } from "./history-filter.js";
 
 export function render(state) {
   // Frozen at the moment the feed dropped while the page is not live.
@@ -26,7 +27,8 @@ export function render(state) {
   const waitsForYou = (approval) => approval.state === "pending" || needsPick(state, approval);
   // An interrupted agent's question waits for the person too, first.
   const questions = questionsOf(state);
-  for (const [listId, wanted] of [["pending", waitsForYou], ["history", (a) => !waitsForYou(a)]]) {
+  const inHistory = (approval) => !waitsForYou(approval) && matchesHistoryFilter(state, approval);
+  for (const [listId, wanted] of [["pending", waitsForYou], ["history", inHistory]]) {
     const list = $(listId);
     list.replaceChildren(
       ...(listId === "pending" ? questions.map((agent) => questionCard(state, agent)) : []),
@@ -39,7 +41,11 @@ export function render(state) {
   }
   const waiting = sorted.filter(waitsForYou).length + questions.length;
   $("pending-empty").hidden = waiting > 0;
-  $("history-empty").hidden = sorted.length - sorted.filter(waitsForYou).length > 0;
+  const decided = sorted.filter((approval) => !waitsForYou(approval));
+  const shown = decided.filter((approval) => matchesHistoryFilter(state, approval));
+  $("history-empty").hidden = shown.length > 0;
+  $("history-empty").textContent = decided.length > 0 ? words(state).historyNoMatch : words(state).historyEmpty;
+  $("history-older").hidden = state.historyComplete || decided.length === 0;
   document.title = `${waiting > 0 ? `(${waiting}) ` : ""}${words(state).documentTitle}`;
   showAgentLog($("agent-log"), state.agentLog, words(state));
   showPresenceNow(state);

@@ -18,6 +18,8 @@ async function call(method, path, body) {
 
 export const guardApi = {
   approvals: (state) => call("GET", `/v1/approvals?limit=100${state ? `&state=${state}` : ""}`),
+  /** The page of approvals created before `beforeMs` (the history's older ones). */
+  olderApprovals: (beforeMs) => call("GET", `/v1/approvals?limit=100&before=${encodeURIComponent(beforeMs)}`),
   audit: () => call("GET", "/v1/audit?limit=200"),
   keys: () => call("GET", "/v1/keys"),
   decide: (id, body) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/decision`, body),

@@ -5,6 +5,7 @@ import { showApprover } from "./approver.js";
 import { render } from "./approval-list.js";
 import { $, words } from "./page.js";
 import { showConnection } from "./connection.js";
+import { showStateOptions } from "./history-filter.js";
 
 /** Sets the page's language and follows the language picker (the texts are shown by `applyLanguage`). */
 export function chooseLanguage(state) {
@@ -28,5 +29,6 @@ export function applyLanguage(state) {
   }
   showApprover(state);
   showConnection(state);
+  showStateOptions(state);
   render(state);
 }

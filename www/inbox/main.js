@@ -19,6 +19,7 @@ import { offerNotifications } from "./notifications.js";
 import { listenForKeys } from "./keyboard.js";
 import { refresh } from "./sync.js";
 import { followLive, startPolls } from "./live.js";
+import { setUpHistoryFilter } from "./history-filter.js";
 
 // Without the guard module the page cannot show an agent's text safely (displaySafe): it stops, and says why.
 await init().catch((error) => {
@@ -49,6 +50,7 @@ async function main() {
   state.approver = (await loadApprover()) ?? null;
   await setUpRegistration(state);
   setUpCommandForm(state);
+  setUpHistoryFilter(state, render);
   offerNotifications(state);
   listenForKeys(state);
   await loadRoles(state);

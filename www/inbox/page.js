@@ -35,6 +35,9 @@ export function createState() {
     declining: new Map(),
     // The guard's feed: connecting, live, reconnecting or offline, since when (connection.js).
     connection: { state: "connecting", since: Date.now() },
+    // The history's search and state filter, and whether its oldest page was read.
+    historyFilter: { text: "", state: "" },
+    historyComplete: false,
     // The pending approval whose edit controls are open (one at a time), or null.
     editing: null,
     // A device key's first y: the approval id and until when a second y approves.
