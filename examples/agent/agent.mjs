@@ -4,7 +4,8 @@
 // approved, once. The agent holds no key that approves: its token lets it propose and apply, nothing more.
 // Its execution log (seed 002: JSON lines, size-based retention) is kept in memory and read by `logTail`.
 // It reports what it is doing to the guard (its presence, shown live in the inbox) and takes the privileged
-// commands an admin sends through the guard (instruction, goal, stop, resume, discard, rule changes).
+// commands an admin sends through the guard (instruction, goal, stop, resume, discard, rule changes), and the
+// replies and answers any approver sends. It follows a person's decline (their words), and their edit.
 import { Closer, MemoryStore, Watcher, createControlLoop, executionLogLine, memoryLogStore, openAICompatible, parseTime, pickWatcherPersona } from "agent-governor";
 import { judgeWithinMoves } from "./judge-within-moves.mjs";
 import { reviewsWithinChange } from "./reviews-within-change.mjs";
@@ -250,8 +251,8 @@ export async function startGovernedAgent({
         if (body.state !== "pending") {
           proposedFor.delete(request.action.id);
           // A person's decline carries their words to the judge (and the same change is not proposed again
-          // until the board or an instruction changes); an expiry or a cancellation is a plain no.
-          // An approval that expired with nobody deciding is no person's decline: set aside, judged again.
+          // until the board or an instruction changes). An approval that expired with nobody deciding is no
+          // person's decline: it is set aside and the board judged again. Any other end is a plain no.
           if (body.state === "expired") return { withdraw: "the approval expired before anyone decided" };
           const reason = body.state === "declined" ? body.decision?.reason : null;
           return typeof reason === "string" && reason.trim() !== "" ? { decline: reason } : "n";
@@ -384,7 +385,12 @@ export async function startGovernedAgent({
         cause: `${line} (from ${command.approver}): ${result.carried_out ? "" : "not carried out: "}${result.detail}`,
         impact_scope: `command ${command.seq}`,
       };
-      Promise.resolve(logs.append("cli", executionLogLine(new Date().toISOString(), record))).catch((error) => log(`the log refused command ${command.seq}: ${error.message}`));
+      // A log that refuses the line never costs the command its reported result.
+      try {
+        Promise.resolve(logs.append("cli", executionLogLine(new Date().toISOString(), record))).catch((error) => log(`the log refused command ${command.seq}: ${error.message}`));
+      } catch (error) {
+        log(`the log refused command ${command.seq}: ${error.message}`);
+      }
       setTimeout(syncPresence, 0);
       return result;
     },

@@ -79,12 +79,21 @@ export const personMethods = {
     );
   },
 
-  /** Dispatches `event` on a later turn of the event loop, unless the loop was stopped by then. */
+  /**
+   * Dispatches `event` on a later turn of the event loop, unless the loop was stopped by then. An answer the
+   * core refuses (an edit it cannot show, say) is said through `onError`, never dropped.
+   */
   later(event, port) {
     return new Promise((resolve) => {
       setTimeout(() => {
         try {
-          if (!this.stopped) this.dispatch(event);
+          if (!this.stopped) {
+            this.refused = null;
+            this.dispatch(event);
+            const refused = this.refused;
+            this.refused = null;
+            if (refused) this.failed(port, new Error(`the answer was refused: ${refused.reason}`));
+          }
         } catch (error) {
           this.failed(port, error);
         }

@@ -201,6 +201,18 @@ test("a change edited before approval runs as edited, once, and the loop says ho
   assert.equal(edited.skill.applies[0].confirmation.ui_action, "edited_y");
   assert.equal(edited.loop.state().last_result.action.parameters.node_id, "T-3");
   assert.ok(edited.chat.some((line) => line.startsWith("Edited by a person") && line.includes("T-3")), edited.chat.join("\n"));
+
+  // An edit from the port the core refuses (too deep to show a person) is said through onError; nothing runs.
+  const errors = [];
+  const refused = harness({
+    loop: { judge: scriptedJudge(moveToDone("T-4")), approve: () => ({ edited: { node_id: "T-4", deep: JSON.parse("[".repeat(40) + "]".repeat(40)) } }), onError: (error) => errors.push(error) },
+  });
+  refused.loop.observe({ external: { tickets: 1 } });
+  await refused.loop.settled();
+  assert.equal(refused.skill.applies.length, 0);
+  assert.equal(refused.loop.state().mode, "awaiting_approval");
+  assert.equal(errors.length, 1);
+  assert.match(errors[0].message, /approve: the answer was refused: the edited change cannot be shown/);
 });
 
 test("an approve port's answer is a string, { decline } or { withdraw }; anything else is said through onError and decides nothing", async () => {
