@@ -753,8 +753,13 @@ test("key manager: this device's key and the approver's other keys; a revoke tak
   const phone = page.locator(`#keys li[data-key="${other.keyId}"]`);
   // Renaming is signed too: the name is what the list shows, the id never changes.
   await phone.locator("[data-action=rename-key]").click();
+  // The field starts with the key's name now, with Save and Cancel; Cancel leaves it as it was.
+  assert.notEqual(await phone.locator(".rename input").inputValue(), "", "the field is not empty");
+  await phone.locator("[data-action=rename-cancel]").click();
+  assert.equal(await phone.locator(".rename input").count(), 0);
+  await phone.locator("[data-action=rename-key]").click();
   await page.keyboard.type("Jay's phone");
-  await page.keyboard.press("Enter");
+  await phone.locator("[data-action=rename-save]").click();
   await phone.locator("[data-testid=key-label]").waitFor({ timeout: 10_000 });
   assert.equal((await phone.locator("[data-testid=key-label]").textContent()).trim(), "Jay's phone");
   const renamed = (await guard.client.get("/v1/approvers/jay/keys")).body.keys.find((key) => key.key_id === other.keyId);

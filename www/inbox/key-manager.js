@@ -54,24 +54,40 @@ export function showKeys(list, view, approver, words, onRevoke, onRename) {
   );
 }
 
-/** A Rename button that becomes a name field: Enter signs the new name, Escape leaves it as it was. */
+/**
+ * A Rename button that becomes a name field, filled with the key's name now, with Save and Cancel: Save (or
+ * Enter) signs the new name, Cancel (or Escape) leaves it as it was.
+ */
 function renameControl(key, words, onRename) {
   const box = element("span", { class: "rename" });
   const button = element("button", { type: "button", class: "secondary", "data-action": "rename-key", text: words.renameKey });
   button.addEventListener("click", () => {
     const id = `rename-${key.key_id}`;
-    const input = element("input", { id, value: key.label ?? "", maxlength: "64", "aria-label": words.keyName, enterkeyhint: "done" });
+    const current = key.label || key.key_id.slice(key.key_id.indexOf("/") + 1);
+    const input = element("input", { id, maxlength: "64", "aria-label": words.keyName, enterkeyhint: "done" });
+    input.value = current;
+    const save = element("button", { type: "button", "data-action": "rename-save", text: words.renameSave });
+    const cancel = element("button", { type: "button", class: "secondary", "data-action": "rename-cancel", text: words.renameCancel });
+    const close = () => {
+      box.replaceChildren(button);
+      button.focus();
+    };
+    const submit = () => {
+      if (input.value.trim() !== "") onRename(key, input.value.trim());
+    };
     input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.isComposing) {
         event.preventDefault();
-        if (input.value.trim() !== "") onRename(key, input.value.trim());
+        submit();
       } else if (event.key === "Escape") {
-        box.replaceChildren(button);
-        button.focus();
+        close();
       }
     });
-    box.replaceChildren(input);
+    save.addEventListener("click", submit);
+    cancel.addEventListener("click", close);
+    box.replaceChildren(input, " ", save, " ", cancel);
     input.focus();
+    input.select();
   });
   box.append(button);
   return box;
