@@ -2,7 +2,7 @@
 // the Executor's confirmation store and the audit trail of one inbox, and runs the Executor. Requests reach
 // it only through the worker, which authenticates bearer tokens and names the caller's roles.
 import { DurableObject } from "cloudflare:workers";
-import { Executor, Guard, changeDigest, formatTime, parseTime, passkeySignCount, requestFor, stateVersion } from "agent-governor/guard";
+import { Executor, Guard, changeDigest, formatTime, parseTime, passkeySignCount, requestFor } from "agent-governor/guard";
 import { Database } from "./database.js";
 import { HttpError, errorResponse, json, onlyKeys, pathSegments, readJsonObject, requireText } from "./http.js";
 import { APPROVAL_STATES, approvalView, readProposal, reconfirmation, unreadableView } from "./proposal.js";
@@ -10,7 +10,7 @@ import { ReceiptLog } from "./receipts.js";
 import { discordInteraction } from "./discord.js";
 import { McpUpstream, TOOL_CALL, mcpEndpoint } from "./mcp.js";
 import { notifyWebhook, proposalMessage, unknownOutcomeMessage } from "./webhook.js";
-import { agentId, commandChannelVersion, commandView, commandsView, readCommandBody, readCommandResult, readStatus } from "./agent-channel.js";
+import { agentId, commandsView } from "./agent-channel.js";
 import { readSkillUrls, upstreamSkill } from "./skills.js";
 import { approverName, keyMethods, publicKeyView } from "./inbox-keys.js";
 import { agentMethods, forThisAgent } from "./inbox-agents.js";

@@ -10,7 +10,6 @@ const time = (ms) => (typeof ms === "number" ? new Date(ms).toLocaleString(local
 export function outcomeLine(approval, words) {
   locale = words.locale;
   const { from, to } = approval.proposed_change;
-  const confirmation = approval.confirmation;
   const decision = approval.decision;
   const times = approval.times_ms ?? {};
   switch (approval.state) {
