@@ -6,6 +6,7 @@
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
 import { notAnOption } from "../approver/options.js";
+import { isBlank } from "../approver/canonical.js";
 import { attribute, createSpanBuilder, readRecord } from "./otlp-spans.js";
 
 /** The package's name and version (package.json's, as the tests check), the instrumentation scope of every span. */
@@ -32,7 +33,8 @@ function positiveInteger(options, key, max = Number.MAX_SAFE_INTEGER) {
 
 function nonEmptyText(options, key, fallback) {
   const value = options[key] ?? fallback;
-  if (typeof value !== "string" || value.trim() === "") throw invalid(`options.${key}`, `${key} must be a non-empty string`);
+  // Blank as the core reads it (U+FEFF is not white space), as every option of the package is read.
+  if (typeof value !== "string" || isBlank(value)) throw invalid(`options.${key}`, `${key} must be a non-empty string`);
   return value;
 }
 

@@ -76,24 +76,33 @@ export function setUpCommandForm(state) {
  */
 export async function sendReply(state, agentId, text) {
   if (!needApprover(state)) return false;
-  if (/^[\s\u0085]*$/u.test(text)) {
+  // Nothing typed is nothing to send; what counts as blank beyond that the guard decides (and says).
+  if (text === "") {
     announce(words(state).replyEmpty);
     return false;
   }
   try {
-    const listed = await guardApi.commands(agentId);
-    if (listed.status !== 200) throw new Error(listed.body.message);
-    const detail = commandLine("reply", text);
-    const action = await signHumanAction(state.approver, { action: "command", approval_id: `agent:${agentId}`, version: listed.body.version, detail, at: new Date().toISOString(), key_id: null });
-    const sent = await guardApi.sendCommand(agentId, action);
-    if (sent.status !== 201) throw new Error(sent.body.message);
-    state.commands = [...state.commands.filter((known) => known.seq !== sent.body.seq), sent.body].sort((a, b) => a.seq - b.seq);
+    await signAndSend(state, agentId, commandLine("reply", text));
     announce(words(state).replySent);
     return true;
   } catch (error) {
     announce(words(state).failed(error.message));
     return false;
   }
+}
+
+/**
+ * Signs the command line `detail` for agent `agentId`'s channel (made for its current version) and sends it
+ * through the guard; keeps the guard's view of it in the page's list. Throws with the guard's words.
+ */
+export async function signAndSend(state, agentId, detail) {
+  const listed = await guardApi.commands(agentId);
+  if (listed.status !== 200) throw new Error(listed.body.message);
+  const action = await signHumanAction(state.approver, { action: "command", approval_id: `agent:${agentId}`, version: listed.body.version, detail, at: new Date().toISOString(), key_id: null });
+  const sent = await guardApi.sendCommand(agentId, action);
+  if (sent.status !== 201) throw new Error(sent.body.message);
+  state.commands = [...state.commands.filter((known) => known.seq !== sent.body.seq), sent.body].sort((a, b) => a.seq - b.seq);
+  return sent.body;
 }
 
 /** Signs the command exactly as the agent will receive it and sends it through the guard. */
@@ -110,13 +119,8 @@ async function sendCommand(state) {
   }
   state.sendingCommand = true;
   try {
-    const listed = await guardApi.commands(agent.agent_id);
-    if (listed.status !== 200) throw new Error(listed.body.message);
     const detail = commandLine(verb, text);
-    const action = await signHumanAction(state.approver, { action: "command", approval_id: `agent:${agent.agent_id}`, version: listed.body.version, detail, at: new Date().toISOString(), key_id: null });
-    const sent = await guardApi.sendCommand(agent.agent_id, action);
-    if (sent.status !== 201) throw new Error(sent.body.message);
-    state.commands = [...state.commands.filter((known) => known.seq !== sent.body.seq), sent.body].sort((a, b) => a.seq - b.seq);
+    await signAndSend(state, agent.agent_id, detail);
     $("command-text").value = "";
     announce(words(state).commandSent(detail));
     showCommands($("commands"), state.commands, words(state));

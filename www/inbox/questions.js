@@ -1,9 +1,8 @@
 // What an agent waits on that is not an approval, as a card among the approvals: an interrupted agent asks
 // whether to resume its task or discard it. Its answers are buttons; each is signed like any decision (the
 // command `answer resume` or `answer discard`, which any approver may send) and taken by the agent once.
-import { guardApi } from "./guard-api.js";
-import { signHumanAction } from "./approver-keys.js";
 import { commandLine } from "./commands.js";
+import { signAndSend } from "./agents.js";
 import { element, shown } from "./render.js";
 import { announce, needApprover, words } from "./page.js";
 
@@ -44,12 +43,7 @@ async function sendAnswer(state, agentId, answer, button) {
   if (!needApprover(state) || button.disabled) return;
   button.disabled = true;
   try {
-    const listed = await guardApi.commands(agentId);
-    if (listed.status !== 200) throw new Error(listed.body.message);
-    const detail = commandLine("answer", answer);
-    const action = await signHumanAction(state.approver, { action: "command", approval_id: `agent:${agentId}`, version: listed.body.version, detail, at: new Date().toISOString(), key_id: null });
-    const sent = await guardApi.sendCommand(agentId, action);
-    if (sent.status !== 201) throw new Error(sent.body.message);
+    await signAndSend(state, agentId, commandLine("answer", answer));
     announce(words(state).answerSent(answer === "resume" ? words(state).answerResume : words(state).answerDiscard));
   } catch (error) {
     announce(words(state).failed(error.message));
