@@ -91,6 +91,7 @@ fn a_loop_driven_for_100_000_events_of_multi_byte_text_stays_bounded_and_a_human
                         action_id,
                         succeeded: n % 20 != 2,
                         detail: long.clone(),
+                        not_applied: n % 20 == 3,
                     },
                 );
             }

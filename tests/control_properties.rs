@@ -199,6 +199,7 @@ impl Harness {
                 action_id: self.running.take().unwrap_or_else(|| "a-1-0".to_owned()),
                 succeeded: *succeeded,
                 detail: String::new(),
+                not_applied: false,
             },
             Op::Crash => {
                 self.state = self.store.clone();
@@ -254,6 +255,7 @@ impl Harness {
             event,
             ControlEvent::ExecutionFinished {
                 succeeded: false,
+                not_applied: false,
                 ..
             } | ControlEvent::OutcomeReconciled { applied: false, .. }
         );

@@ -99,6 +99,22 @@ impl Host {
             action_id,
             succeeded,
             detail: detail.to_owned(),
+            not_applied: false,
+        })
+    }
+
+    fn finish_not_applied(&mut self, succeeded: bool, detail: &str) -> Vec<ControlEffect> {
+        let action_id = self
+            .state
+            .in_progress
+            .as_ref()
+            .map(|a| a.id.clone())
+            .unwrap_or_default();
+        self.send(ControlEvent::ExecutionFinished {
+            action_id,
+            succeeded,
+            detail: detail.to_owned(),
+            not_applied: true,
         })
     }
 
@@ -792,6 +808,44 @@ fn a_failure_stops_at_once_is_reported_and_running_again_needs_approval() {
 }
 
 #[test]
+fn an_action_not_applied_because_the_world_moved_on_is_no_failure_and_the_loop_judges_again() {
+    let mut host = awaiting_approval();
+    host.answer("y");
+    let moved = host.finish_not_applied(false, "T-7 is done now, not review");
+    assert!(
+        !moved
+            .iter()
+            .any(|e| matches!(e, ControlEffect::Stop { .. })),
+        "no stop"
+    );
+    assert!(
+        chat(&moved)
+            .iter()
+            .any(|line| line.contains("not applied") && !line.contains("FAILED"))
+    );
+    assert!(approval_request(&moved).is_none(), "no re-run is offered");
+    assert_eq!(host.state.mode, Mode::Idle);
+    assert!(host.state.halt.is_none());
+    assert!(
+        asks_judge(&host.observe(json!({"T-7": "done"}))),
+        "the world as it is now is judged"
+    );
+}
+
+#[test]
+fn a_report_of_both_succeeded_and_not_applied_is_read_as_a_failure() {
+    let mut host = awaiting_approval();
+    host.answer("y");
+    let contradictory = host.finish_not_applied(true, "says both");
+    assert!(
+        contradictory
+            .iter()
+            .any(|e| matches!(e, ControlEffect::Stop { .. }))
+    );
+    assert_eq!(host.state.mode, Mode::Stopped);
+}
+
+#[test]
 fn after_a_failure_the_judge_gets_the_log_tail_once() {
     // 「ログの読者: 開発者 + SPECTRA（SPECTRAは失敗/エラー時のみ読む）」
     let mut host = awaiting_approval();
@@ -1186,6 +1240,7 @@ fn stale_and_foreign_answers_change_nothing() {
             action_id: "a-1".to_owned(),
             succeeded: true,
             detail: "x".to_owned(),
+            not_applied: false,
         },
         ControlEvent::JudgementReceived {
             judgement_id: 0,

@@ -279,6 +279,8 @@ export async function startGovernedAgent({
     const { status, body } = await guard("POST", "/v1/apply", request);
     if (status !== 200) return { succeeded: false, detail: body.message };
     if (body.outcome === "applied") return { succeeded: true, detail: `${body.node_id}: ${body.applied.from_status} -> ${body.applied.to_status} applied once` };
+    // The node had left the approved `from`: nothing was applied, and the loop judges the board as it is now.
+    if (body.outcome === "reconfirm_required") return { succeeded: false, notApplied: true, detail: `the node moved on: ${body.reconfirm?.reason ?? "its status changed"}` };
     return { succeeded: false, detail: `${body.outcome}: ${body.rejection?.reason ?? body.reconfirm?.reason ?? body.error?.message ?? ""}` };
   }
 

@@ -106,6 +106,7 @@ impl Host {
                 action_id: self.running.take().unwrap_or_default(),
                 succeeded: arg & 1 == 0,
                 detail: String::new(),
+                not_applied: arg & 2 == 2,
             },
             8 => {
                 self.state = self.store.clone();
@@ -148,7 +149,9 @@ fuzz_target!(|data: &[u8]| {
         // A failure stops the loop, an outcome reconciled as not applied included: no judging right after.
         if matches!(
             event,
-            ControlEvent::ExecutionFinished { succeeded: false, .. } | ControlEvent::OutcomeReconciled { applied: false, .. }
+            ControlEvent::ExecutionFinished { succeeded: false, not_applied: false, .. }
+                | ControlEvent::ExecutionFinished { succeeded: true, not_applied: true, .. }
+                | ControlEvent::OutcomeReconciled { applied: false, .. }
         ) {
             assert!(!effects.iter().any(|e| matches!(e, ControlEffect::AskJudge { .. })), "judged again after a failure");
         }

@@ -6,7 +6,11 @@ import { issueConfirmation, requestFor, saveConfirmation } from "../wasm/agent_g
 import { isPlainObject } from "./control-loop-config.js";
 import { messageOf, portText } from "./control-loop-text.js";
 
-/** What an ExecutorResult means for the loop: succeeded only when applied; an unknown outcome is a failure. */
+/**
+ * What an ExecutorResult means for the loop: succeeded only when applied; an unknown outcome is a failure; a
+ * reconfirm (the node had left the approved `from`, nothing was applied) is not applied, and the loop judges
+ * the board as it is now instead of stopping.
+ */
 function executorOutcome(result, change) {
   switch (result.outcome) {
     case "applied":
@@ -16,6 +20,7 @@ function executorOutcome(result, change) {
     case "reconfirm_required":
       return {
         succeeded: false,
+        notApplied: true,
         detail: `reconfirm required (now ${result.reconfirm?.current_status}): ${result.reconfirm?.reason}`,
       };
     default: {
@@ -38,6 +43,7 @@ export const executeMethods = {
       action_id: action.id,
       succeeded: finished.succeeded === true,
       detail: portText(finished.detail),
+      ...(finished.notApplied === true ? { not_applied: true } : {}),
     });
     const pending = Array.isArray(finished.pendingActions) ? finished.pendingActions.map((item) => portText(item)).filter(Boolean) : [];
     if (pending.length > 0 && !this.stopped) {
@@ -58,9 +64,18 @@ export const executeMethods = {
     if (typeof skill === "function") {
       const outcome = await skill(structuredClone(action));
       if (outcome === null || typeof outcome !== "object" || typeof outcome.succeeded !== "boolean") {
-        return { succeeded: false, detail: "the skill reported no outcome ({ succeeded, detail })" };
+        return { succeeded: false, detail: "the skill reported no outcome ({ succeeded, detail, notApplied? })" };
       }
-      return { succeeded: outcome.succeeded, detail: portText(outcome.detail, outcome.succeeded ? "done" : "failed") };
+      // `notApplied: true` (with `succeeded: false`): the skill knows nothing was applied because the world
+      // had moved on; any other value of it is not understood, and a failure.
+      if (outcome.notApplied !== undefined && typeof outcome.notApplied !== "boolean") {
+        return { succeeded: false, detail: "the skill's `notApplied` must be true or false" };
+      }
+      return {
+        succeeded: outcome.succeeded,
+        notApplied: outcome.notApplied === true,
+        detail: portText(outcome.detail, outcome.succeeded ? "done" : outcome.notApplied ? "not applied" : "failed"),
+      };
     }
     const applied = await this.applyThroughExecutor(action, approval);
     if (!applied.succeeded) return applied;

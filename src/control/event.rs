@@ -90,6 +90,11 @@ pub enum ControlEvent {
         succeeded: bool,
         /// What happened (on success) or the short technical cause (on failure).
         detail: String,
+        /// With `succeeded: false`: the host knows nothing was applied, because the world had already moved
+        /// on from what was approved (the node left the approved `from`). The loop does not stop; it judges
+        /// the world as it is now. With `succeeded: true` it contradicts itself and is read as a failure.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        not_applied: bool,
     },
     /// A human wrote in the chat (a developer command when its first token is the privileged prefix).
     HumanMessage { text: String },

@@ -13,8 +13,8 @@ use super::state::{
     InterruptedTask, Mode, Purpose, Unreconciled,
 };
 use super::text::{
-    ResumeOrDiscard, YesNo, describe_rule_change, one_line, read_resume_or_discard, read_yes_no,
-    report,
+    ResumeOrDiscard, YesNo, describe_rule_change, not_applied_report, one_line,
+    read_resume_or_discard, read_yes_no, report,
 };
 use serde_json::Value;
 
@@ -84,7 +84,8 @@ impl Machine {
                 action_id,
                 succeeded,
                 detail,
-            } => self.execution_finished(action_id, *succeeded, detail),
+                not_applied,
+            } => self.execution_finished(action_id, *succeeded, detail, *not_applied),
             ControlEvent::HumanMessage { text } => self.human_message(text),
             ControlEvent::HumanReply { text } => self.human_reply(text),
             ControlEvent::InterruptionAnswered { answer } => self.interruption_answered(answer),
@@ -888,7 +889,32 @@ impl Machine {
         self.chat(&report(action, succeeded, detail));
     }
 
-    fn execution_finished(&mut self, action_id: &str, succeeded: bool, detail: &str) {
+    /// Logged and reported as not applied (neither done nor failed).
+    fn complete_not_applied(&mut self, action: &Action, detail: &str) {
+        bounds::remember(
+            &mut self.state,
+            ActionResult {
+                action: action.clone(),
+                succeeded: false,
+                detail: one_line(&format!("not applied: {detail}")),
+            },
+        );
+        self.log(
+            LogChannel::Execution,
+            action.what(),
+            &one_line(&format!("not applied, the world had moved on: {detail}")),
+            action.scope(),
+        );
+        self.chat(&not_applied_report(action, detail));
+    }
+
+    fn execution_finished(
+        &mut self,
+        action_id: &str,
+        succeeded: bool,
+        detail: &str,
+        not_applied: bool,
+    ) {
         let dispatched = self
             .state
             .execution
@@ -917,10 +943,32 @@ impl Machine {
         } else {
             "failed (the skill gave no cause)".to_owned()
         };
-        self.complete(&action, succeeded, &detail);
+        // Known not applied because the world moved on: nothing failed and nothing ran; the loop judges the
+        // world as it is now. A report that says both "succeeded" and "not applied" is read as a failure.
+        let moved_on = not_applied && !succeeded;
+        if moved_on {
+            self.complete_not_applied(&action, &detail);
+        } else {
+            self.complete(&action, succeeded && !not_applied, &detail);
+        }
+        let succeeded = succeeded && !not_applied;
         self.state.in_progress = None;
         self.state.execution = None;
         let interruption = self.state.interrupt_after_execution.take();
+        if moved_on {
+            self.state.failed = None;
+            match interruption {
+                Some(message) => {
+                    self.state.situation.instruction = Some(message);
+                    self.interrupt(InterruptedTask::Nothing, "the action was not applied");
+                }
+                None => {
+                    self.state.mode = Mode::Idle;
+                    self.persist();
+                }
+            }
+            return;
+        }
         if !succeeded {
             self.remember_failure(&action);
             if let Some(message) = interruption {

@@ -102,6 +102,14 @@ pub fn describe_rule_change(change: &RuleChange) -> String {
 }
 
 /// The chat report of a finished action: what was executed (the machine's line) and its result, short.
+/// The chat's line for an action that was not applied because the world had moved on.
+pub fn not_applied_report(action: &Action, detail: &str) -> String {
+    one_line(&format!(
+        "{}: not applied, the world had moved on ({detail}); judging again",
+        action.what()
+    ))
+}
+
 pub fn report(action: &Action, succeeded: bool, detail: &str) -> String {
     let verdict = if succeeded { "done" } else { "FAILED" };
     one_line(&format!("{}: {verdict} ({detail})", action.what()))

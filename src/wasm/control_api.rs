@@ -152,7 +152,13 @@ export interface ControlLoopStatus {
 }
 
 /** A skill for actions that are not state changes: resolves to the outcome; a throw is a failure. */
-export type ActionSkill = (action: Action) => { succeeded: boolean; detail?: string } | Promise<{ succeeded: boolean; detail?: string }>;
+/**
+ * What a skill reports: `succeeded`, a short `detail`, and `notApplied: true` (with `succeeded: false`) when it
+ * knows nothing was applied because the world had moved on from what was approved: the loop then judges again
+ * instead of stopping.
+ */
+export interface SkillOutcome { succeeded: boolean; detail?: string; notApplied?: boolean }
+export type ActionSkill = (action: Action) => SkillOutcome | Promise<SkillOutcome>;
 
 /** What the judge is called with: the QueryFn options and the signal that aborts it when a human interrupts. */
 export interface JudgeQueryOptions extends QueryOptions {

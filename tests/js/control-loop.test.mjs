@@ -271,6 +271,39 @@ test("a failure stops at once and is reported; running it again needs an explici
   assert.match(judge.calls.at(-1).prompt, /execution log's last lines/);
 });
 
+test("a change the board moved away from before its Apply is not applied and is no failure: the loop judges the board as it is", async () => {
+  const skill = boardSkill();
+  const judge = scriptedJudge(moveToDone(), wait());
+  const { loop, approvals, chat, logs } = harness({ skill, loop: { judge } });
+  loop.observe({ external: { tickets: 1 } });
+  await loop.settled();
+  // Someone else moved the ticket while the person read the card.
+  skill.current = "in_progress";
+  loop.answer("y", approvals[0].requestId);
+  await loop.settled();
+  assert.equal(skill.applies.length, 0, "nothing applied");
+  assert.equal(loop.state().mode, "idle");
+  assert.equal(loop.status().halt ?? null, null);
+  assert.equal(approvals.length, 1, "no re-run is offered");
+  assert.ok(chat.some((line) => /not applied, the world had moved on/.test(line) && !/FAILED/.test(line)));
+  assert.match(executionLines(logs).at(-1).cause, /^not applied/);
+  const judged = judge.calls.length;
+  loop.observe({ external: { tickets: 1, moved: true } });
+  await loop.settled();
+  assert.equal(judge.calls.length, judged + 1, "the board as it is now is judged");
+});
+
+test("a skill's notApplied must be a boolean: any other value is a failure that stops the loop", async () => {
+  for (const [notApplied, mode] of [[true, "idle"], ["yes", "stopped"], [1, "stopped"]]) {
+    const { loop, approvals } = harness({ skill: () => ({ succeeded: false, notApplied, detail: "moved" }), loop: { judge: scriptedJudge(moveToDone()) } });
+    loop.observe({ external: { tickets: 1 } });
+    await loop.settled();
+    loop.answer("y", approvals[0].requestId);
+    await loop.settled();
+    assert.equal(loop.state().mode, mode, `notApplied ${JSON.stringify(notApplied)}`);
+  }
+});
+
 test("an approved re-run after a failure runs again, once", async () => {
   const skill = boardSkill(500);
   const { loop, approvals } = harness({ skill, loop: { judge: scriptedJudge(moveToDone()) } });
