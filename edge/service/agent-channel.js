@@ -81,10 +81,10 @@ const HALT_KINDS = ["declined", "failed", "judgement_failed", "restart_needed", 
  * The agent's own report, field by field: a known field of the wrong type, or any other field, is a typed
  * 400 (a report is shown to people: nothing in it may be an object where text is expected).
  */
-export async function readStatus(request) {
+export async function readStatus(request, now = Date.now()) {
   const body = await readJsonObject(request);
   if (JSON.stringify(body).length > MAX_STATUS_BYTES) throw new HttpError(413, "payload_too_large", `a status report is at most ${MAX_STATUS_BYTES} bytes`);
-  onlyKeys(body, ["state", "paused", "halt", ...Object.keys(STATUS_TEXT_FIELDS), ...STATUS_TIME_FIELDS]);
+  onlyKeys(body, ["state", "paused", "halt", "sent_at_ms", ...Object.keys(STATUS_TEXT_FIELDS), ...STATUS_TIME_FIELDS]);
   if (!AGENT_STATES.includes(body.state)) throw new HttpError(400, "invalid_input", `state must be one of ${AGENT_STATES.join(", ")}`, "state");
   const status = { state: body.state, paused: body.paused === true };
   if (body.paused !== undefined && typeof body.paused !== "boolean") throw new HttpError(400, "invalid_input", "`paused` must be true or false", "paused");
@@ -96,6 +96,16 @@ export async function readStatus(request) {
       throw new HttpError(400, "invalid_input", `\`${field}\` must be a time in milliseconds since the epoch`, field);
     }
     status[field] = body[field] ?? null;
+  }
+  // Times on the guard's one clock: the agent says when it sent the report by its own clock (`sent_at_ms`),
+  // and each of its times is moved by the difference between the two clocks (the report's transit counted
+  // in it), never later than the guard's now. Without `sent_at_ms` the times are kept as the agent gave them.
+  if (body.sent_at_ms !== undefined) {
+    if (!Number.isSafeInteger(body.sent_at_ms)) throw new HttpError(400, "invalid_input", "`sent_at_ms` must be a time in milliseconds since the epoch", "sent_at_ms");
+    const skew = now - body.sent_at_ms;
+    for (const field of STATUS_TIME_FIELDS) {
+      if (status[field] !== null) status[field] = Math.min(now, status[field] + skew);
+    }
   }
   status.halt = null;
   if (body.halt !== undefined && body.halt !== null) {

@@ -5,8 +5,8 @@ import { APPROVER_VERBS, commandChannelVersion, commandView, readCommandBody, re
 
 export const agentMethods = {
   async reportStatus(agent, request) {
-    const status = await readStatus(request);
     const now = Date.now();
+    const status = await readStatus(request, now);
     this.db.putAgentStatus(agent, now, status);
     this.broadcast({ type: "agent_status", status: { ...status, agent_id: agent, reported_at_ms: now } });
     return json({ agent_id: agent, reported_at_ms: now });

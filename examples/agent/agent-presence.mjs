@@ -29,7 +29,8 @@ export function presenceReporter({ send, now = Date.now }) {
     do {
       again = false;
       try {
-        await send(current);
+        // When it was sent, by this agent's clock: the guard moves the report's times onto its own clock.
+        await send({ ...current, sent_at_ms: now() });
       } catch {
         // The guard is unreachable: the next change reports again.
       }

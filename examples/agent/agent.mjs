@@ -89,7 +89,7 @@ export async function startGovernedAgent({
     // Between the judgement and the proposal's reviews, and between an approval and its Apply, the loop is
     // not idle: it says what it is about to do.
     else if (status.mode === "awaiting_approval") report("reviewing", { step: "the Closer and the Watcher review the proposal", what: status.pending?.lines?.[0] ?? null });
-    else if (status.mode === "executing") report("executing", { what: loop.state().in_progress?.lines?.[0] ?? null });
+    else if (status.mode === "executing") report("executing", { what: loop.state().in_progress?.lines?.[0] ?? null, approval_id: applying });
     else if (control.paused) report("paused", {});
     else report("idle", {});
   }
@@ -103,6 +103,8 @@ export async function startGovernedAgent({
   const logs = memoryLogStore({ limitBytes: logLimitBytes });
   let loop = null;
   const approvedRequests = new Map();
+  // The guard's approval being applied (the inbox shows its lines in the reader's language).
+  let applying = null;
   // The guard's approval id of each action proposed and not yet decided.
   const proposedFor = new Map();
   let stopped = false;
@@ -240,12 +242,14 @@ export async function startGovernedAgent({
           proposedFor.delete(request.action.id);
           const edited = { node_id: body.node_id, from: body.proposed_change.from, to: body.proposed_change.to };
           approvedRequests.set(editedKey(edited), body.executor_request);
+          applying = id;
           log(`edited by a person before approving: ${request.lines[0]} -> ${body.request.what}`);
           return { edited };
         }
         if (body.state === "approved") {
           proposedFor.delete(request.action.id);
           approvedRequests.set(request.action.id, body.executor_request);
+          applying = id;
           return "y";
         }
         if (body.state !== "pending") {
@@ -265,7 +269,13 @@ export async function startGovernedAgent({
 
   /** The approved change, applied by the guard (never by the agent itself). */
   function applyThroughGuard(action) {
-    return during("executing", { what: action.lines?.[0] ?? action.type }, () => applyApproved(action));
+    return during("executing", { what: action.lines?.[0] ?? action.type, approval_id: applying }, async () => {
+      try {
+        return await applyApproved(action);
+      } finally {
+        applying = null;
+      }
+    });
   }
 
   /** Where an edited change's approval is kept until the loop runs it (the edited action has a new id). */

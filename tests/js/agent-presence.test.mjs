@@ -24,6 +24,7 @@ test("reports: newest wins, since_ms kept while the state lasts, long text cut t
   await first;
   assert.equal(sent.length, 2, "the report in between was superseded, never queued");
   assert.equal(sent[0].since_ms, 1000);
+  assert.equal(sent[0].sent_at_ms, 1000, "each report says when it was sent, by the agent's clock");
   const last = sent.at(-1);
   assert.equal(last.state, "waiting");
   assert.equal(last.since_ms, 2000);

@@ -101,7 +101,7 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   // While the model thinks, the page says the agent is judging, for how long, and which board change it saw.
   await page.waitForFunction(() => document.querySelector("[data-testid=presence-state]")?.textContent === "Judging", null, { timeout: 15_000 });
   assert.match(await page.textContent("#presence"), /deciding the next action/);
-  assert.match(await page.textContent("[data-testid=presence-elapsed]"), /for \d+ s/);
+  assert.match(await page.textContent("[data-testid=presence-elapsed]"), /for \d+ sec/);
   assert.match(await page.textContent("[data-testid=presence-board]"), /first look: 1 task/);
 
   const first = await waitFor(async () => (await pendingProposals())[0], "the first proposal");
@@ -132,7 +132,7 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   await firstCard.focus();
   await page.keyboard.press("n");
   await page.locator("[data-testid=declining]").waitFor({ timeout: 5_000 });
-  assert.match(await page.textContent("[data-testid=declining]"), /Declining in \d s/);
+  assert.match(await page.textContent("[data-testid=declining]"), /Declining in \d sec/);
   assert.equal(await page.evaluate(() => document.activeElement?.dataset.action), "undo", "the undo button has the focus");
   await page.keyboard.press("Enter");
   await page.locator("[data-testid=declining]").waitFor({ state: "detached", timeout: 5_000 });
@@ -160,6 +160,16 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   const judgedBeforeResume = judgements;
   await page.selectOption("#command-verb", "resume");
   await page.click("#command-send");
+  // A command other than stop waits a few seconds with Undo (what was typed comes back) and Send now.
+  await page.locator("#command-pending").waitFor({ timeout: 5_000 });
+  assert.match(await page.textContent("#command-pending-text"), /^Sending resume in \d sec\.$/);
+  await page.click("#command-undo");
+  assert.equal(await page.locator("#command-pending").isVisible(), false);
+  assert.equal(await page.inputValue("#command-verb"), "resume");
+  await new Promise((resolve) => setTimeout(resolve, 5_500));
+  assert.deepEqual((await guard.client.get(`/v1/agents/${AGENT_ID}/commands`, INBOX)).body.commands, [], "an undone command is never sent");
+  await page.click("#command-send");
+  await page.click("#command-now");
   await waitFor(() => judgements > judgedBeforeResume, "a judgement after the resume");
   assert.match(lastJudgePrompt, /What people declined/);
   assert.match(lastJudgePrompt, /the person said: \\?"not now\\?"/);
@@ -172,6 +182,8 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   await page.selectOption("#command-verb", "instruction");
   await page.fill("#command-text", "Try task-1 again: it is ready now.");
   await page.click("#command-send");
+  // Left to its window, it is sent when the window ends.
+  await page.waitForFunction(() => /^Sent: instruction: “Try task-1 again/.test(document.getElementById("announcer").textContent), null, { timeout: 10_000 });
   await page.waitForFunction(() => /carried out by the agent/.test(document.getElementById("commands").textContent), null, { timeout: 15_000 });
   const second = await waitFor(async () => (await pendingProposals()).find((proposal) => proposal.approval_id !== first.approval_id), "a proposal after the instruction");
   assert.ok(judgements > judgedBefore, "the instruction started a new judgement");
@@ -212,6 +224,7 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   await page.selectOption("#command-verb", "instruction");
   await page.fill("#command-text", "Hold on a moment.");
   await page.click("#command-send");
+  await page.click("#command-now");
   const question = page.locator(`#pending .question[data-agent="${AGENT_ID}"]`);
   await question.waitFor({ timeout: 15_000 });
   assert.match(await question.textContent(), /was interrupted and asks: resume its task or discard it\?/);
@@ -328,6 +341,16 @@ test("the command channel: a replayed command, a non-admin's command, malformed 
   assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "dancing" }, AGENT)).status, 400);
   assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "idle", since_ms: "soon" }, AGENT)).status, 400);
   assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "idle", goal: "x".repeat(20_000) }, AGENT)).status, 413);
+  assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "idle", sent_at_ms: 1.5 }, AGENT)).status, 400);
+  // Times on the guard's clock: an agent whose clock runs an hour ahead reports a state begun 10 s ago by its
+  // clock; the guard keeps it as 10 s before its own now (never in the future).
+  const ahead = Date.now() + 3_600_000;
+  const before = Date.now();
+  assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "idle", since_ms: ahead - 10_000, board_seen_ms: ahead + 60_000, sent_at_ms: ahead }, AGENT)).status, 200);
+  const kept = (await api.get(`/v1/agents/${AGENT_ID}/status`, INBOX)).body;
+  assert.ok(kept.since_ms >= before - 10_000 && kept.since_ms <= Date.now() - 10_000 + 50, `since_ms ${kept.since_ms - before}`);
+  assert.ok(kept.board_seen_ms <= kept.reported_at_ms, "never later than the guard's now");
+  assert.equal(kept.sent_at_ms, undefined, "the agent's clock is not kept");
   // A report names no other agent and no other time, and carries text where text is shown.
   for (const report of [{ state: "idle", agent_id: "board-agent" }, { state: "idle", reported_at_ms: 9e15 }, { state: "idle", goal: { toString: 0 } }, { state: "idle", halt: "declined" }, { state: "idle", paused: "yes" }]) {
     const answer = await api.put(`/v1/agents/${AGENT_ID}/status`, report, AGENT);

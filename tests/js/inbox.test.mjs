@@ -463,7 +463,7 @@ test("a new approval takes the focus when the person is on no waiting card, neve
   await page.close();
 });
 
-test("history: a search over what the cards say, a state filter, and older pages on request", async () => {
+test("history: a search over what the cards say, a state filter, the days proposed on, and older pages on request", async () => {
   const { page, errors } = await openInbox();
   const key = await registerEd25519(guard.client, "ivan", "desk");
   const declinedOne = await proposal();
@@ -493,6 +493,25 @@ test("history: a search over what the cards say, a state filter, and older pages
   const states = await page.locator("#history .approval").evaluateAll((cards) => cards.map((card) => card.dataset.state));
   assert.ok(states.length > 0 && states.every((state) => state === "declined"), states.join(", "));
   await page.selectOption("#history-state", "");
+  // The days it was proposed on, in the reader's calendar: today shows both, tomorrow onwards and up to
+  // yesterday show neither, a cleared day filters nothing.
+  const today = await page.evaluate(() => {
+    const now = new Date();
+    return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, "0")}-${String(now.getDate()).padStart(2, "0")}`;
+  });
+  const dayAfter = await page.evaluate((day) => new Date(new Date(`${day}T12:00`).getTime() + 86_400_000).toLocaleDateString("sv"), today);
+  const dayBefore = await page.evaluate((day) => new Date(new Date(`${day}T12:00`).getTime() - 86_400_000).toLocaleDateString("sv"), today);
+  await page.fill("#history-from", today);
+  await page.fill("#history-to", today);
+  assert.ok((await shownIds()).includes(declinedOne.approval_id) && (await shownIds()).includes(approvedOne.approval_id));
+  await page.fill("#history-to", "");
+  await page.fill("#history-from", dayAfter);
+  assert.deepEqual(await shownIds(), []);
+  await page.fill("#history-from", "");
+  await page.fill("#history-to", dayBefore);
+  assert.ok(!(await shownIds()).includes(approvedOne.approval_id), "nothing proposed today is on or before yesterday");
+  await page.fill("#history-to", "");
+  assert.ok((await shownIds()).includes(approvedOne.approval_id));
 
   // Older pages: the guard lists approvals created before a time; the page asks for them on request.
   const newest = (await guard.client.get("/v1/approvals?limit=1", INBOX)).body.approvals[0];
@@ -703,7 +722,7 @@ test("Japanese: every label, state, outcome and date of the page in Japanese; th
     const known = new Set(boardIdentifiers);
     // Product and component names, keys, and the approvers' own names are not translated.
     const allowed = /^(agent-governor|Closer|Watcher|Apply|Preview|Webhook|English|Enter|alice|bob|carol|dave|erin|frank|gwen|hana|jay|edith|olga|ivan)$/;
-    const skip = (node) => node.parentElement?.closest(".agent-text, code, .agent-note, #agent-log, #audit, #commands, option[value=en], [data-testid=outcome] ~ details");
+    const skip = (node) => node.parentElement?.closest(".agent-text, code, .agent-note, #commands, option[value=en]");
     const found = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {

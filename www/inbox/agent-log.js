@@ -1,6 +1,7 @@
 // The tail of the governed agent's logs (seed 002's JSON lines: time, event, cause, impact scope), the
 // execution, developer and chat channels merged (proposals, decisions, applies, failures, stops, commands),
-// read from the local server that runs the agent beside the inbox; newest last, as a log reads.
+// read from the local server that runs the agent beside the inbox; newest last, as a log reads. The channel and
+// the time are the page's words; each record is the agent's own, shown as it wrote it.
 import { element, shown } from "./render.js";
 
 export async function fetchAgentLog() {
@@ -27,7 +28,9 @@ export function showAgentLog(list, records, words) {
         "li",
         { "data-channel": record.channel ?? "execution" },
         element("time", { datetime: record.time, text: typeof record.time_ms === "number" ? new Date(record.time_ms).toLocaleTimeString(words.locale) : "" }),
-        ` ${shown(`${record.event_summary} · ${record.cause} · ${record.impact_scope}`)}`,
+        ` ${words.logChannels[record.channel ?? "execution"] ?? shown(record.channel)} · `,
+        // The record itself is the agent's own words, in the language it writes its log in.
+        element("span", { class: "agent-text", text: shown(`${record.event_summary} · ${record.cause} · ${record.impact_scope}`) }),
       ),
     ),
   );

@@ -1,6 +1,7 @@
 // The agent this inbox shows and commands: which one (a choice when there are several), its presence, and
 // the Command form, whose commands are signed exactly as the agent will receive them and sent through the guard.
 import { guardApi } from "./guard-api.js";
+import { duration } from "./durations.js";
 import { signHumanAction } from "./approver-keys.js";
 import { showPresence } from "./presence.js";
 import { commandLine, needsText, showCommands } from "./commands.js";
@@ -59,11 +60,22 @@ export async function loadAgents(state) {
   }
 }
 
+/**
+ * How long a command other than `stop` waits, with Undo and Send now, before it is signed and sent (an
+ * instruction or a new goal redirects the agent; a stop is the brake and goes at once).
+ */
+const COMMAND_UNDO_MS = 5000;
+
 /** The Command form: Sign and send, and the text field only for a verb that takes text. */
 export function setUpCommandForm(state) {
   $("command-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    sendCommand(state);
+    queueCommand(state);
+  });
+  $("command-undo").addEventListener("click", () => undoCommand(state));
+  $("command-now").addEventListener("click", () => {
+    const pending = takePendingCommand(state);
+    if (pending) sendCommand(state, pending);
   });
   $("command-verb").addEventListener("change", () => {
     $("command-text").disabled = !needsText($("command-verb").value);
@@ -105,11 +117,11 @@ export async function signAndSend(state, agentId, detail) {
   return sent.body;
 }
 
-/** Signs the command exactly as the agent will receive it and sends it through the guard. */
-async function sendCommand(state) {
+/** The form's command, checked; a stop goes at once, any other waits COMMAND_UNDO_MS, visibly, and can be undone. */
+function queueCommand(state) {
   const agent = currentAgent(state);
   if (!agent) return announce(words(state).presenceNone);
-  if (!needApprover(state) || state.sendingCommand) return;
+  if (!needApprover(state) || state.sendingCommand || state.pendingCommand) return;
   const verb = $("command-verb").value;
   const text = $("command-text").value;
   if (needsText(verb) && text.trim() === "") {
@@ -117,12 +129,66 @@ async function sendCommand(state) {
     $("command-text").focus();
     return;
   }
+  const command = { agentId: agent.agent_id, verb, text, detail: commandLine(verb, text) };
+  if (verb === "stop") return sendCommand(state, command);
+  const deadline = Date.now() + COMMAND_UNDO_MS;
+  const show = () => {
+    $("command-pending-text").textContent = words(state).commandSending(words(state).commandWords(...verbAndText(command.detail)), duration(Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) * 1000, words(state).locale));
+  };
+  state.pendingCommand = {
+    ...command,
+    deadline,
+    tick: setInterval(show, 1000),
+    timer: setTimeout(() => {
+      const pending = takePendingCommand(state);
+      if (pending) sendCommand(state, pending);
+    }, COMMAND_UNDO_MS),
+  };
+  show();
+  $("command-pending").hidden = false;
+  $("command-send").disabled = true;
+  announce($("command-pending-text").textContent);
+  // The undo button has the focus: Enter or Space takes the command back.
+  $("command-undo").focus();
+}
+
+/** The verb and text of a command line, as the guard reads them (`whitelist add x` is the verb `whitelist`). */
+function verbAndText(detail) {
+  const space = detail.indexOf(" ");
+  return space < 0 ? [detail, ""] : [detail.slice(0, space), detail.slice(space + 1)];
+}
+
+/** The command waiting out its window, taken once (by the timer, Send now or Undo), its window closed. */
+function takePendingCommand(state) {
+  const pending = state.pendingCommand;
+  if (!pending) return null;
+  clearTimeout(pending.timer);
+  clearInterval(pending.tick);
+  state.pendingCommand = null;
+  $("command-pending").hidden = true;
+  $("command-send").disabled = false;
+  return pending;
+}
+
+function undoCommand(state) {
+  const pending = takePendingCommand(state);
+  if (!pending) return;
+  // What was typed is given back, so nothing is lost.
+  $("command-verb").value = pending.verb;
+  $("command-text").disabled = !needsText(pending.verb);
+  $("command-text").value = pending.text;
+  announce(words(state).commandUndone);
+  $("command-text").focus();
+}
+
+/** Signs the command exactly as the agent will receive it and sends it through the guard. */
+async function sendCommand(state, { agentId, detail, text }) {
+  if (state.sendingCommand) return;
   state.sendingCommand = true;
   try {
-    const detail = commandLine(verb, text);
-    await signAndSend(state, agent.agent_id, detail);
-    $("command-text").value = "";
-    announce(words(state).commandSent(detail));
+    await signAndSend(state, agentId, detail);
+    if ($("command-text").value === text) $("command-text").value = "";
+    announce(words(state).commandSent(words(state).commandWords(...verbAndText(detail))));
     showCommands($("commands"), state.commands, words(state));
   } catch (error) {
     announce(words(state).failed(error.message));

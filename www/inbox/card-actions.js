@@ -2,6 +2,7 @@
 // the decline's countdown and Undo; cancel an approved one (or apply a transition the person picked); pick a
 // transition for one the node moved on from (reconfirm); say whether an Apply whose outcome is unknown ran.
 import { element, shown } from "./render.js";
+import { duration } from "./durations.js";
 import { act, applyPicked, approve, decline, editTo, pick, undoDecline } from "./decide.js";
 import { words } from "./page.js";
 import { render } from "./approval-list.js";
@@ -71,7 +72,7 @@ export function actionsFor(state, approval) {
     const declining = state.declining.get(approval.approval_id);
     if (declining) {
       const left = Math.max(0, Math.ceil((declining.deadline - Date.now()) / 1000));
-      box.append(element("p", { class: "warning", "data-testid": "declining", text: words(state).declining(left) }));
+      box.append(element("p", { class: "warning", "data-testid": "declining", text: words(state).declining(duration(left * 1000, words(state).locale)) }));
       add(words(state).undo, (id) => undoDecline(state, id), { "data-action": "undo" });
       return box;
     }

@@ -34,7 +34,7 @@ export function showCommands(list, commands, words) {
         element(
           "li",
           { "data-seq": String(command.seq) },
-          element("span", { class: "agent-text", text: shown(`${command.verb}${command.text ? ` ${command.text}` : ""}`) }),
+          element("span", { class: "agent-text", "data-verb": command.verb, text: shown(words.commandWords(command.verb, command.text)) }),
           element("span", { class: command.result && !command.result.carried_out ? "warning" : "muted", text: ` · ${shown(command.approver)} · ${commandState(command, words)}` }),
         ),
       ),

@@ -4,6 +4,7 @@
 // are signed with this device's approver key; one request at a time per approval, then a refresh, and after
 // an approve or a decline the focus moves on to the next approval waiting.
 import { guardApi } from "./guard-api.js";
+import { duration } from "./durations.js";
 import { signApproval, signHumanAction } from "./approver-keys.js";
 import { render } from "./approval-list.js";
 import { refresh } from "./sync.js";
@@ -129,7 +130,7 @@ export function decline(state, id) {
     sendDecline(state, id, reason);
   }, DECLINE_UNDO_MS);
   state.declining.set(id, { timer, tick, deadline, reason });
-  announce(words(state).declining(Math.ceil(DECLINE_UNDO_MS / 1000)));
+  announce(words(state).declining(duration(DECLINE_UNDO_MS, words(state).locale)));
   render(state);
   // The undo button has the focus: Enter or Space takes the decline back.
   document.querySelector(`.approval[data-id="${CSS.escape(id)}"] [data-action="undo"]`)?.focus();

@@ -1,12 +1,14 @@
-// Finding a decision in the history: a search over what a card says (agent, person, node, lines, reason) and a
-// state to show, kept while the page is drawn again; and the older pages, read from the guard on request.
+// Finding a decision in the history: a search over what a card says (agent, person, node, lines, reason), a
+// state and the days it was proposed on (from, to: the reader's own calendar days), kept while the page is
+// drawn again; and the older pages, read from the guard on request.
 import { guardApi } from "./guard-api.js";
 import { $, announce, words } from "./page.js";
 
 /** Whether `approval` is one the person's search and state filter show. */
 export function matchesHistoryFilter(state, approval) {
-  const { text, state: wanted } = state.historyFilter;
+  const { text, state: wanted, from, to } = state.historyFilter;
   if (wanted && approval.state !== wanted) return false;
+  if ((from || to) && !onDays(approval.created_at_ms, from, to)) return false;
   if (!text) return true;
   const lines = approval.request_in?.[words(state).languageCode] ?? approval.request ?? {};
   const haystack = [
@@ -32,6 +34,17 @@ export function matchesHistoryFilter(state, approval) {
     .every((word) => haystack.includes(word));
 }
 
+/**
+ * Whether a time (the guard's milliseconds) falls on a day from `from` to `to` (`YYYY-MM-DD`, either may be
+ * empty), days as the reader's calendar counts them. A time that is not a number is on no day.
+ */
+export function onDays(ms, from, to) {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return false;
+  const at = new Date(ms);
+  const day = `${String(at.getFullYear()).padStart(4, "0")}-${String(at.getMonth() + 1).padStart(2, "0")}-${String(at.getDate()).padStart(2, "0")}`;
+  return (!from || day >= from) && (!to || day <= to);
+}
+
 /** The filter's controls: the states in the page's language, and their listeners (each change draws again). */
 export function setUpHistoryFilter(state, render) {
   showStateOptions(state);
@@ -43,6 +56,13 @@ export function setUpHistoryFilter(state, render) {
     state.historyFilter.state = event.target.value;
     render(state);
   });
+  for (const bound of ["from", "to"]) {
+    // A date input's value is "" or a whole YYYY-MM-DD day; anything else (a half-typed day) filters nothing.
+    $(`history-${bound}`).addEventListener("change", (event) => {
+      state.historyFilter[bound] = /^\d{4}-\d{2}-\d{2}$/.test(event.target.value) ? event.target.value : "";
+      render(state);
+    });
+  }
   $("history-older").addEventListener("click", () => showOlder(state, render));
 }
 

@@ -3,7 +3,7 @@
 import { element, shown } from "./render.js";
 import { outcomeLine, trailOf } from "./outcome.js";
 import { words } from "./page.js";
-import { auditSentence, keyHolder } from "./audit-words.js";
+import { auditParts, keyHolder } from "./audit-words.js";
 
 /** On a history card: how it ended and its own audit trail. */
 export function historyOf(state, approval, listId) {
@@ -43,7 +43,14 @@ export function showAudit(list, records, words) {
   }
   list.replaceChildren(
     ...records.map((record) =>
-      element("li", { text: `${new Date(record.at).toLocaleString(words.locale)} · ${auditSentence(record, words)}${record.approval_id ? ` · ${record.approval_id}` : ""}` }),
+      element(
+        "li",
+        {},
+        `${new Date(record.at).toLocaleString(words.locale)} · `,
+        ...auditParts(record, words, (text) => element("span", { class: "agent-text", text })),
+        record.approval_id ? " · " : null,
+        record.approval_id ? element("code", { text: record.approval_id }) : null,
+      ),
     ),
   );
 }

@@ -1,6 +1,6 @@
 // What became of an approval, in words, and its own audit trail: shown on each card of the history.
 import { element, shown } from "./render.js";
-import { auditSentence } from "./audit-words.js";
+import { auditParts } from "./audit-words.js";
 
 let locale = "en";
 /** A time the guard gives in milliseconds (read by the core), in the page's locale. */
@@ -41,7 +41,7 @@ export function trailOf(records, words) {
   const list = element(
     "ol",
     { class: "audit" },
-    ...records.map((record) => element("li", { text: `${time(record.at)} · ${auditSentence(record, words)}` })),
+    ...records.map((record) => element("li", {}, `${time(record.at)} · `, ...auditParts(record, words, (text) => element("span", { class: "agent-text", text })))),
   );
   return element("details", {}, element("summary", { text: words.trail(records.length) }), list);
 }

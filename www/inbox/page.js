@@ -31,12 +31,14 @@ export function createState() {
     facts: new Map(),
     commands: [],
     sendingCommand: false,
+    // A command waiting out its undo window: { agentId, verb, text, detail, deadline, timer, tick }.
+    pendingCommand: null,
     // Declines waiting out their undo window: approval id -> { timer, deadline, reason }.
     declining: new Map(),
     // The guard's feed: connecting, live, reconnecting or offline, since when (connection.js).
     connection: { state: "connecting", since: Date.now() },
     // The history's search and state filter, and whether its oldest page was read.
-    historyFilter: { text: "", state: "" },
+    historyFilter: { text: "", state: "", from: "", to: "" },
     historyComplete: false,
     // The pending approval whose edit controls are open (one at a time), or null.
     editing: null,

@@ -4,6 +4,7 @@
 // evidence labelled with its source and marked advisory, and the actions its state allows.
 
 import { displaySafe } from "agent-governor/guard/init";
+import { duration } from "./durations.js";
 
 /**
  * What an agent or a person wrote, made safe to show by the core: control, bidi and zero-width characters
@@ -26,10 +27,6 @@ function element(tag, attributes = {}, ...children) {
   return node;
 }
 
-function duration(ms, words) {
-  const minutes = Math.max(0, Math.round(ms / 60_000));
-  return minutes < 60 ? words.minutes(minutes) : words.hoursMinutes(Math.floor(minutes / 60), minutes % 60);
-}
 
 /** Lines that repeat are shown once, with how many times they were given. */
 function folded(lines) {
@@ -164,7 +161,7 @@ export function approvalCard(approval, words, now, actions, after = [], facts = 
       approval.asks > 1 ? element("dt", { text: words.asked }) : null,
       approval.asks > 1 ? element("dd", { "data-testid": "asks", text: words.askedTimes(approval.asks) }) : null,
       element("dt", { text: words.age }),
-      element("dd", { text: ["pending", "approved"].includes(approval.state) ? `${duration(age, words)} · ${words.expires} ${duration(left, words)}` : duration(age, words), "data-testid": "age" }),
+      element("dd", { text: ["pending", "approved"].includes(approval.state) ? `${duration(age, words.locale, { seconds: false })} · ${words.expires} ${duration(left, words.locale, { seconds: false })}` : duration(age, words.locale, { seconds: false }), "data-testid": "age" }),
       ...evidence(approval, words),
     ),
     element("p", {}, element("span", { class: "state", "data-testid": "state", text: words.states?.[approval.state] ?? approval.state })),
