@@ -46,7 +46,7 @@ const ROUTE_METHODS = {
   "approvals/:id/cancel": ["POST"],
   "approvals/:id/reconcile": ["POST"],
   "approvals/:id/reconfirm": ["POST"],
-  "approvals/:id/edit": ["POST"],
+  "approvals/:id/edit": ["GET", "POST"],
   "approvals/:id/preview": ["GET"],
   apply: ["POST"],
   audit: ["GET"],
@@ -166,6 +166,9 @@ export class ApprovalInbox extends DurableObject {
       case "POST approvals/:id/edit":
         need("inbox", "admin");
         return this.edit(id, request);
+      case "GET approvals/:id/edit":
+        need("inbox", "admin");
+        return this.editOptions(id);
       case "POST apply":
         need("agent", "inbox");
         return this.apply(request, roles.has("agent"));
@@ -349,7 +352,9 @@ export class ApprovalInbox extends DurableObject {
     const asked = this.db.toolCallAsk(agent, digest);
     if (asked !== null && this.db.approval(asked.approval_id) !== null) {
       const view = this.view(asked.approval_id);
-      if (view.state === "pending" || view.state === "approved") {
+      // A proposal a person edited is still this call's: the client's retry joins it (and its edit decides).
+      const deciding = view.state === "edited" && typeof view.edited_as === "string" ? this.view(view.edited_as) : view;
+      if (deciding.state === "pending" || deciding.state === "approved") {
         this.db.putToolCallAsk(agent, digest, asked.approval_id, asked.asks + 1);
         this.db.appendAudit(Date.now(), asked.approval_id, "asked_again", { agent_id: agent, asks: asked.asks + 1 });
         this.publish(asked.approval_id);

@@ -12,7 +12,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { readJson, toolCallChange } from "agent-governor/guard";
-import { MAX_BODY_DEPTH } from "./http.js";
+import { HttpError, MAX_BODY_DEPTH } from "./http.js";
 
 /** The change type of a tool call, and the prefix of a request state (then the approval's id). */
 export const TOOL_CALL = "tool_call";
@@ -63,6 +63,28 @@ export class McpUpstream {
     // What each applied call answered, by its approval's id, until the request that applied it reads it.
     this.answers = new Map();
     this.names = null;
+    // Each tool's input schema as the upstream listed it, by name.
+    this.schemas = new Map();
+    this.validator = new CfWorkerJsonSchemaValidator();
+  }
+
+  /** Tool `name`'s input schema as the upstream lists it now, or null when it gives none; 404 when it has no such tool. */
+  async toolSchema(name) {
+    if (!(await this.hasTool(name))) throw new HttpError(404, "not_found", `the upstream has no tool ${JSON.stringify(name)} now`);
+    return this.schemas.get(name) ?? null;
+  }
+
+  /** Why `args` do not fit tool `name`'s input schema, in words; null when they do (or it gives none). */
+  async argumentsProblem(name, args) {
+    const schema = await this.toolSchema(name);
+    if (schema === null) return null;
+    let check;
+    try {
+      check = this.validator.getValidator(schema)(args);
+    } catch (error) {
+      return `the tool's schema cannot be used (${error?.message ?? error})`;
+    }
+    return check.valid ? null : (check.errorMessage ?? "not valid");
   }
 
   /** Whether the upstream has tool `name` (its list read once, and again at most every 10 s for a name not in it). */
@@ -87,15 +109,20 @@ export class McpUpstream {
 
   async listNames(client, name) {
     const names = new Set();
+    const schemas = new Map();
     let cursor;
     // At most MAX_PAGES pages: an upstream that repeats a cursor ends the listing, not the guard.
     for (let page = 0; page < MAX_PAGES; page += 1) {
       const answer = await client.listTools(cursor === undefined ? {} : { cursor });
-      for (const tool of answer.tools) names.add(tool.name);
+      for (const tool of answer.tools) {
+        names.add(tool.name);
+        if (tool.inputSchema && typeof tool.inputSchema === "object") schemas.set(tool.name, tool.inputSchema);
+      }
       cursor = answer.nextCursor;
       if (cursor === undefined) break;
     }
     this.names = names;
+    this.schemas = schemas;
     this.listedAt = Date.now();
     return names.has(name);
   }
@@ -168,6 +195,19 @@ function askerOf(roles) {
   return bound === undefined ? "mcp" : bound.slice("agent:".length);
 }
 
+/**
+ * The approval a client's call asked for (the proposal, when `view` is a person's edit of it) and the one that
+ * decides it (a person's edit, when they edited the arguments before approving; else the same).
+ */
+function askedAndDeciding(inbox, view) {
+  if (view.edits) return { asked: inbox.view(view.edits), deciding: view };
+  if (view.state === "edited" && typeof view.edited_as === "string") return { asked: view, deciding: inbox.view(view.edited_as) };
+  return { asked: view, deciding: view };
+}
+
+/** Where the answer of a call a person edited says so: the arguments that ran instead of the ones asked. */
+const EDITED_META = "agent-governor/edited";
+
 /** `tools/call`: forwarded (whitelisted), proposed (new), or applied once its approval is signed. */
 async function callTool(inbox, upstream, params, asker) {
   const { name, arguments: args = {}, _meta: meta = {} } = params;
@@ -190,17 +230,24 @@ async function callTool(inbox, upstream, params, asker) {
       // A call the inbox will not take (too long to show, say) is the caller's error, not the server's.
       throw protocolError(ErrorCode.InvalidParams, error?.message ?? String(error));
     }
-    if (view.state !== "approved") return pendingAnswer(view, inbox.env);
+    const { deciding } = askedAndDeciding(inbox, view);
+    if (deciding.state !== "approved") return pendingAnswer(deciding, inbox.env);
   } else {
     const id = typeof state === "string" && state.startsWith(STATE_PREFIX) && state.length <= 100 ? state.slice(STATE_PREFIX.length) : null;
     view = id !== null && inbox.db.approval(id) !== null ? inbox.view(id) : null;
   }
   if (view === null) return errorResult(`${name} was not called: the requestState is unknown or malformed`);
-  if (view.node_id !== change.node_id || view.proposed_change?.type !== TOOL_CALL || view.proposed_change.to !== change.proposed_change.to) {
-    return errorResult(`${name} was not called: the requestState names another call; the arguments must be the approved ones`);
+  // The client calls with the arguments it asked with; a person may have approved their edit of them instead,
+  // which is what runs (and the answer says so).
+  const { asked, deciding } = askedAndDeciding(inbox, view);
+  if (asked.node_id !== change.node_id || asked.proposed_change?.type !== TOOL_CALL || asked.proposed_change.to !== change.proposed_change.to) {
+    return errorResult(`${name} was not called: the requestState names another call; the arguments must be the ones asked for`);
   }
-  if (view.agent_id !== asker) return errorResult(`${name} was not called: the requestState names a call another agent asked for`);
+  if (asked.agent_id !== asker || deciding.agent_id !== asker) return errorResult(`${name} was not called: the requestState names a call another agent asked for`);
+  const edited = deciding !== asked ? { [EDITED_META]: { approvalId: deciding.approval_id, arguments: readJson(deciding.proposed_change.to, MAX_BODY_DEPTH), asked: readJson(asked.proposed_change.to, MAX_BODY_DEPTH) } } : {};
+  view = deciding;
   if (view.state === "pending") return pendingAnswer(view, inbox.env);
+  if (view.state === "edited") return errorResult(`${name} was not called: a person edited it, and their edit was edited again`);
   // Words an agent acts on: a call that ran, or may have, is never reported as not called.
   if (view.state === "consumed") return errorResult(`${name} ran once already with this approval; it does not run again. Ask for a new approval only for a new call.`, undefined, "ran");
   if (view.state === "in_flight") return errorResult(`${name} may have run: its outcome is unknown. A person must reconcile it in the inbox; do not ask again.`, undefined, "may_have_run");
@@ -220,7 +267,9 @@ async function callTool(inbox, upstream, params, asker) {
   }
   const answer = upstream.answers.get(view.approval_id);
   upstream.answers.delete(view.approval_id);
-  return { ...answer, _meta: { ...(answer?._meta ?? {}), ...receipt, [RAN_META]: "ran" } };
+  // An edited call's answer says first, in words the agent reads, what ran instead of what it asked.
+  const note = deciding !== asked ? [{ type: "text", text: `A person edited the arguments before approving; this ran with ${deciding.proposed_change.to} instead of ${asked.proposed_change.to}.` }] : [];
+  return { ...answer, content: [...note, ...(answer?.content ?? [])], _meta: { ...(answer?._meta ?? {}), ...receipt, ...edited, [RAN_META]: "ran" } };
 }
 
 /** Answers one MCP request (JSON-RPC over Streamable HTTP, stateless: a server per request). */

@@ -36,6 +36,9 @@ function requireToolCall(nodeId, change) {
   }
 }
 
+/** The longest tool call's arguments, as canonical JSON, that a person is asked to read and sign. */
+export const MAX_TOOL_CALL_TEXT = 16 * 1024;
+
 /** Reads a proposal body; the change's type must have a skill configured (nothing else could apply it). */
 export function readProposal(body, skillTypes) {
   onlyKeys(body, PROPOSAL_FIELDS);
@@ -48,7 +51,7 @@ export function readProposal(body, skillTypes) {
     type: requireText(change.type, "proposed_change.type", { max: 128 }),
     from: typeof change.from === "string" ? change.from : requireText(change.from, "proposed_change.from"),
     // A tool call's arguments as canonical JSON are longer than a status; the request body bounds them too.
-    to: requireText(change.to, "proposed_change.to", { max: change.type === "tool_call" ? 16 * 1024 : 512 }),
+    to: requireText(change.to, "proposed_change.to", { max: change.type === "tool_call" ? MAX_TOOL_CALL_TEXT : 512 }),
   };
   if (proposed_change.from.length > 512) throw new HttpError(400, "invalid_input", "`proposed_change.from` is too long", "proposed_change.from");
   if (proposed_change.type === "tool_call") requireToolCall(body.node_id, proposed_change);

@@ -11,7 +11,7 @@ import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startTaskBoard } from "../../examples/task-board.mjs";
-import { AGENT, approve, registerEd25519, startGuardService } from "./edge-service-support.mjs";
+import { AGENT, INBOX, approve, registerEd25519, startGuardService } from "./edge-service-support.mjs";
 import { startSampleServer } from "./support/mcp-sample-server.mjs";
 
 const sentLog = join(mkdtempSync(join(tmpdir(), "edge-mcp-")), "sent.log");
@@ -210,6 +210,65 @@ test("an upstream that restarted and forgot the session is connected to again; t
     // tools/list after another restart works too.
     upstream.restart();
     assert.ok((await client.listTools()).tools.some((tool) => tool.name === "send_email"));
+  } finally {
+    await client.close();
+  }
+});
+
+test("a person edits a governed call's arguments before approving: checked against the tool's schema, the edit runs once, and the agent is told what ran", async () => {
+  const client = await agentClient();
+  const asked = { to: "mallory@example.com", subject: "edit me" };
+  try {
+    const approval = (await call(client, asked))._meta["agent-governor/approval"];
+    const id = approval.approvalId;
+    // What the inbox's form is drawn from: the tool's input schema as the upstream lists it now, and the arguments.
+    const options = await guard.client.get(`/v1/approvals/${id}/edit`);
+    assert.equal(options.status, 200, JSON.stringify(options.body));
+    assert.equal(options.body.tool, "send_email");
+    assert.deepEqual(options.body.arguments, asked);
+    assert.equal(options.body.input_schema.properties.to.type, "string");
+    // Refused, each with its reason, nothing drafted.
+    const edit = (body) => guard.client.post(`/v1/approvals/${id}/edit`, body, INBOX);
+    const refusals = [
+      [{ arguments: { to: 5, subject: "x" } }, 422, "invalid_arguments"],
+      [{ arguments: { subject: "no recipient" } }, 422, "invalid_arguments"],
+      [{ arguments: asked }, 422, "unchanged"],
+      [{ arguments_json: '{"to":"a@example.com","to":"evil@example.com","subject":"s"}' }, 400, "invalid_input"],
+      [{ arguments_json: "[1]" }, 400, "invalid_input"],
+      [{ arguments: { to: "a@example.com", subject: "s" }, arguments_json: "{}" }, 400, "invalid_input"],
+      [{ to: "done" }, 400, "invalid_input"],
+      [{ arguments: { to: "a@example.com", subject: "s".repeat(17_000) } }, 413, "payload_too_large"],
+    ];
+    for (const [body, status, code] of refusals) {
+      const answer = await edit(body);
+      assert.equal(answer.status, status, `${JSON.stringify(body).slice(0, 80)}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.code, code);
+    }
+    // The edit: a new approval whose lines the guard renders from the edited arguments (read by the core from JSON text).
+    const drafted = await edit({ arguments_json: '{ "subject": "edited", "to": "carol@example.com" }' });
+    assert.equal(drafted.status, 201, JSON.stringify(drafted.body));
+    assert.equal(drafted.body.request.what, 'Execute: tool send_email with {"subject":"edited","to":"carol@example.com"}');
+    assert.equal(drafted.body.edits, id);
+    // Until a person approves the edit, the client's call still waits.
+    assert.match((await call(client, asked, { requestState: approval.requestState })).content[0].text, /must approve/);
+    const before = sent().length;
+    assert.equal((await approve(guard.client, drafted.body, key)).status, 200);
+    assert.equal((await guard.client.get(`/v1/approvals/${id}`)).body.state, "edited");
+    // The client calls again as it asked: the edited call runs, once, and the answer says so first.
+    const done = await call(client, asked, { requestState: approval.requestState });
+    assert.equal(done.isError, undefined, JSON.stringify(done));
+    assert.match(done.content[0].text, /^A person edited the arguments before approving; this ran with \{"subject":"edited","to":"carol@example.com"\} instead of/);
+    assert.equal(done.content[1].text, "sent to carol@example.com");
+    assert.deepEqual(done._meta["agent-governor/edited"].arguments, { subject: "edited", to: "carol@example.com" });
+    assert.deepEqual(sent().slice(before), [{ to: "carol@example.com", subject: "edited" }], "exactly the edited call ran, once");
+    // Again, with either request state or none: nothing more runs.
+    const again = await call(client, asked, { requestState: approval.requestState });
+    assert.equal(again._meta["agent-governor/ran"], "ran");
+    assert.equal((await call(client, asked, { requestState: `ag1.${drafted.body.approval_id}` }))._meta["agent-governor/ran"], "ran");
+    assert.equal(sent().length, before + 1);
+    // The audit keeps the proposal and the edit.
+    const audit = (await guard.client.get(`/v1/audit?approval_id=${drafted.body.approval_id}`)).body.records.map((record) => record.event);
+    assert.ok(audit.includes("edit_proposed") && audit.includes("apply"), audit.join(", "));
   } finally {
     await client.close();
   }

@@ -19,7 +19,7 @@ export function render(state) {
   const sorted = [...state.approvals.values()].sort((a, b) => (b.created_at_ms ?? 0) - (a.created_at_ms ?? 0));
   // What the person is doing survives a re-render: typed decline reasons and replies, the move picked in an
   // edit, and the focused control.
-  const reasons = new Map([...document.querySelectorAll("[data-reason], [data-reply], [data-edit-to]")].map((input) => [input.id, input.value]));
+  const reasons = new Map([...document.querySelectorAll("[data-reason], [data-reply], [data-edit-to], [data-edit-arg], [data-edit-json]")].map((input) => [input.id, input.type === "checkbox" ? input.checked : input.value]));
   const active = document.activeElement;
   const focusedId = active?.closest?.(".approval")?.dataset.id;
   const focusedControl = active?.id || active?.dataset?.action || null;
@@ -52,7 +52,8 @@ export function render(state) {
   showCommands($("commands"), state.commands, words(state));
   for (const [id, value] of reasons) {
     const input = document.getElementById(id);
-    if (input) input.value = value;
+    if (input && typeof value === "boolean") input.checked = value;
+    else if (input) input.value = value;
   }
   if (focusedId) {
     const card = document.querySelector(`.approval[data-id="${CSS.escape(focusedId)}"]`);

@@ -7,11 +7,12 @@ import { act, applyPicked, approve, decline, editTo, pick, undoDecline } from ".
 import { words } from "./page.js";
 import { render } from "./approval-list.js";
 import { sendReply } from "./agents.js";
+import { toolCallEditBox } from "./tool-call-edit.js";
 
 /**
  * Editing a pending status change: the other moves the node allows now (the skill's Preview, shown on the card)
  * in a list, and the button that makes the chosen one a new approval. Offered only while the node is still at
- * the proposed `from`; a tool call's arguments are edited through the API (`POST /v1/approvals/{id}/edit`).
+ * the proposed `from`. A tool call's arguments are edited in tool-call-edit.js.
  */
 function editBox(state, approval) {
   const facts = state.facts.get(approval.approval_id);
@@ -92,14 +93,19 @@ export function actionsFor(state, approval) {
     // Edit: only the agent's own proposal (an edit is edited through its original), while the node is where
     // the proposal says it is and allows another move.
     const facts = state.facts.get(approval.approval_id);
+    const toolCall = approval.proposed_change.type === "tool_call";
     const otherMoves = (facts?.valid_transitions ?? []).some((transition) => transition.status !== approval.proposed_change.to);
-    if (approval.edits === null && approval.reconfirms === null && approval.proposed_change.type !== "tool_call" && facts?.matches === true && otherMoves) {
+    if (approval.edits === null && approval.reconfirms === null && (toolCall || (facts?.matches === true && otherMoves))) {
       const editing = state.editing === approval.approval_id;
       add(words(state).edit, (id) => {
         state.editing = state.editing === id ? null : id;
         render(state);
       }, { class: "secondary", "data-action": "edit", ...(editing ? { "aria-expanded": "true" } : {}) });
-      if (editing) box.append(editBox(state, approval));
+      const stop = () => {
+        state.editing = null;
+        render(state);
+      };
+      if (editing) box.append(toolCall ? toolCallEditBox(state, approval, { onDone: () => render(state), onCancel: stop }) : editBox(state, approval));
     }
     if (typeof approval.agent_id === "string" && approval.agent_id !== "") box.append(replyBox(state, approval));
   } else if (approval.state === "approved") {

@@ -28,6 +28,8 @@ export const guardApi = {
   reconfirm: (id, to) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/reconfirm`, { to }),
   /** A person's edit of a pending proposal (`{ to }`, or `{ arguments }` for a tool call): a new approval to sign. */
   edit: (id, body) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/edit`, body),
+  /** What a tool call may be edited to: `{ tool, input_schema, arguments }`. */
+  editOptions: (id) => call("GET", `/v1/approvals/${encodeURIComponent(id)}/edit`),
   /** Only for an approval the person picked after a reconfirm: the guard refuses the inbox any other. */
   apply: (executorRequest) => call("POST", "/v1/apply", executorRequest),
   reconcile: (id, action) => call("POST", `/v1/approvals/${encodeURIComponent(id)}/reconcile`, { action }),

@@ -42,6 +42,9 @@ export function createState() {
     historyComplete: false,
     // The pending approval whose edit controls are open (one at a time), or null.
     editing: null,
+    // A tool call's edit: the guard's schema and arguments by approval id, and whose JSON editor is open.
+    editOptions: new Map(),
+    editJsonOpen: new Set(),
     // A device key's first y: the approval id and until when a second y approves.
     confirming: null,
     // Where the focus goes once a decision settles: a pending approval's id, null for the first one waiting,
