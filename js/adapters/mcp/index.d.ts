@@ -1,6 +1,7 @@
 // Declarations of `agent-governor/mcp`, the MCP gateway (@modelcontextprotocol/sdk 1).
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Confirmation, GovernToolCallsOptions, GovernedToolCalls, Receipt, ToolCallDraft } from "agent-governor";
 
 /** A request's `_meta` key for the signed confirmation, when a client calls again. */
@@ -17,6 +18,8 @@ export declare const RECEIPT_ERROR_META: "agent-governor/receipt_error";
 export declare const RAN_META: "agent-governor/ran";
 /** A result's `_meta` key when the call ran but recording its outcome failed (why): it did run. */
 export declare const SETTLE_ERROR_META: "agent-governor/settle_error";
+/** The longest arguments of a governed call, as canonical JSON, that a person is asked to read (16 KiB). */
+export declare const MAX_TOOL_CALL_TEXT: number;
 /** The `_meta` key of a forwarded call's idempotency key (the same on every attempt of one approved call). */
 export declare const IDEMPOTENCY_KEY_META: "agent-governor/idempotency_key";
 
@@ -28,8 +31,13 @@ type HostCryptoKey = typeof globalThis extends { CryptoKey: { prototype: infer K
 
 /** The options of `governToolCalls` (the `store` also keeps pending calls and receipts), and the gateway's own. */
 export type McpGatewayOptions = GovernToolCallsOptions & {
-  /** The upstream MCP server, through a connected SDK `Client` (stdio, Streamable HTTP, ...). */
-  upstream: Client;
+  /** The upstream MCP server, through a connected SDK `Client` every connection shares (stdio, Streamable HTTP, ...). */
+  upstream?: Client;
+  /**
+   * Or: a new transport to the upstream for each connection (its own session: the client's capabilities,
+   * sampling, elicitation and notifications go to that connection alone). One of `upstream` and `connectUpstream`.
+   */
+  connectUpstream?: () => Transport | Promise<Transport>;
   /** The page where a person approves call `callId`: offered through URL-mode elicitation to clients that support it. */
   approvalUrl?: (callId: string) => string | URL;
   /** Signs the receipts. */
@@ -51,11 +59,15 @@ export interface McpGateway {
   receipts(): Promise<Receipt[]>;
   /** What the gateway noticed at start and did not act on: each whitelisted tool the upstream does not list, by name. */
   warnings: { code: "whitelisted_tool_missing"; tool: string; message: string }[];
-  governed: GovernedToolCalls;
+  /** The governed tool calls for the upstream's tools as listed now. */
+  readonly governed: GovernedToolCalls;
+  /** Closes the gateway's own upstream client (with `connectUpstream`). */
+  close(): Promise<void>;
 }
 
 /**
- * An MCP server in front of `upstream`: tools/list passes through; a governed tools/call is forwarded only
- * with a signed, single-use confirmation bound to the tool and its canonical arguments.
+ * An MCP server in front of the upstream: everything but a governed tools/call passes through both ways; a
+ * governed tools/call is forwarded only with a signed, single-use confirmation bound to the tool and its
+ * canonical arguments.
  */
 export declare function createMcpGateway(options: McpGatewayOptions): Promise<McpGateway>;

@@ -1,19 +1,27 @@
 // The MCP gateway: an MCP server in front of any MCP server (the upstream, reached through the SDK's Client
-// over stdio or Streamable HTTP). `tools/list` passes through; `tools/call` of a tool that is not whitelisted
-// is forwarded only with a person's signed, single-use confirmation bound to the tool's name and its
-// canonical arguments. Without one, the answer says what the client needs to ask a person: a URL-mode
+// over stdio or Streamable HTTP). Everything but a governed `tools/call` passes through, both ways (relay.js):
+// resources, prompts, completion, logging, progress, cancellation, roots, sampling, elicitation, pings and
+// list changes, with the upstream's capabilities. `tools/call` of a tool that is not whitelisted (decided per
+// call against the upstream's list as it is now, tool-list.js) is forwarded only with a person's signed,
+// single-use confirmation bound to the tool's name and its canonical arguments. Without one, the answer says what the client needs to ask a person: a URL-mode
 // elicitation to the approval page when the client supports it, otherwise a result carrying the pending
 // approval (its lines, the draft to sign and a `requestState` to send back with the confirmation). Every
 // forwarded call's outcome gets a signed receipt. The gateway keeps its state in the Executor's store, so a
 // restart loses no approval and revives no used one.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, CallToolResultSchema, ErrorCode, ListToolsRequestSchema, McpError, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, CallToolResultSchema, CancelledNotificationSchema, ErrorCode, McpError, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { changeDigest, changeLines, governToolCalls, notSent, refusalOf, toolCallChange } from "agent-governor";
 import { typedError } from "../approver/errors.js";
 import { isPlainObject } from "../approver/plain-object.js";
 import { GOVERN_TOOL_CALLS_OPTIONS, closestName, readOptions } from "../approver/options.js";
 import { signReceipt } from "../approver/index.js";
 import { receiptChain } from "./receipts.js";
+import { protocolError, relayFromClient, relayFromUpstream, relayOptions, relayed, relayedCapabilities, requestsInFlight } from "./relay.js";
+import { liveToolList } from "./tool-list.js";
+
+/** The longest arguments of a governed call, as canonical JSON, that a person is asked to read (the edge guard's bound too). */
+export const MAX_TOOL_CALL_TEXT = 16 * 1024;
 
 /** Where a client puts the confirmation and the request state when it calls again: the request's `_meta`. */
 export const CONFIRMATION_META = "agent-governor/confirmation";
@@ -50,36 +58,6 @@ const digestKey = (asker, digest) => `mcp-digest/${asker}/${digest}`;
 const RECEIPT_OUTCOMES = { applied: "applied", rejected: "rejected" };
 
 /**
- * A JSON-RPC error for the client, said once: the SDK's server sends an error's `message` as it is, and an
- * McpError's message already starts with "MCP error <code>: ", which the client's McpError adds again.
- */
-function protocolError(code, message, data) {
-  return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });
-}
-
-/** `work()`, with an upstream's protocol error passed on as the upstream said it: its code, data and words. */
-async function relayed(work) {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof McpError)) throw error;
-    throw protocolError(error.code, error.message.replace(/^(MCP error -?\d+: )+/, ""), error.data);
-  }
-}
-
-/** Every tool of the upstream server, all pages. */
-async function upstreamTools(upstream) {
-  const tools = [];
-  let cursor;
-  do {
-    const page = await upstream.listTools(cursor === undefined ? {} : { cursor });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined && tools.length < 10_000);
-  return tools;
-}
-
-/**
  * A governed call's answer that is not its result, with what became of the call in `_meta[RAN_META]`: "ran"
  * (before), "may_have_run" (unknown: a person reconciles) or "not_run" (the default).
  */
@@ -89,6 +67,7 @@ const errorResult = (text, meta, ran = "not_run") => ({ content: [{ type: "text"
 const MCP_GATEWAY_OPTIONS = {
   ...GOVERN_TOOL_CALLS_OPTIONS,
   upstream: "object",
+  connectUpstream: "function",
   approvalUrl: "function",
   receiptKey: "plain",
   serverInfo: "plain",
@@ -114,23 +93,29 @@ function whitelistedTools(whitelist, names) {
     warnings.push({
       code: "whitelisted_tool_missing",
       tool: name,
-      message: `the whitelist names ${JSON.stringify(name)}, which the upstream server does not list: it is not forwarded${hint}`,
+      message: `the whitelist names ${JSON.stringify(name)}, which the upstream server does not list: it is not forwarded until the upstream lists it${hint}`,
     });
   }
   return { present, warnings };
 }
 
 /**
- * Creates the gateway over `upstream`, a connected `Client`. `options`: the Executor's `store` and `keys` (and
- * its other options), `whitelist` (tools forwarded with no approval), `approvalUrl(callId)` (the page where a
- * person approves a call, for URL-mode elicitation), `receiptKey` (`{ keyId, privateKey }`, an Ed25519
- * CryptoKey that signs the receipts) and `serverInfo`. Resolves to `{ createServer, approve, pending, receipts }`:
- * connect each `createServer()` to a transport (stdio, or a Streamable HTTP session).
+ * Creates the gateway over the upstream: `upstream`, a connected `Client` that every connection shares, or
+ * `connectUpstream()`, a new transport to the upstream for each connection (its client's capabilities,
+ * sampling, elicitation and notifications then go to that connection alone). `options`: the Executor's `store`
+ * and `keys` (and its other options), `whitelist` (tools forwarded with no approval), `approvalUrl(callId)`
+ * (the page where a person approves a call, for URL-mode elicitation), `receiptKey` (`{ keyId, privateKey }`,
+ * an Ed25519 CryptoKey that signs the receipts) and `serverInfo`. Resolves to `{ createServer, approve,
+ * pending, receipts, close }`: connect each `createServer()` to a transport (stdio, a Streamable HTTP session,
+ * or `serveMcpGateway` in `agent-governor/mcp/http`).
  */
 export async function createMcpGateway(options) {
   const given = readOptions("createMcpGateway", "options", options, MCP_GATEWAY_OPTIONS, { required: true });
-  const { upstream, approvalUrl, receiptKey, serverInfo = { name: "agent-governor-mcp-gateway", version: "1" }, whitelist = [], ...governOptions } = given;
-  if (typeof upstream?.callTool !== "function" || typeof upstream?.listTools !== "function") {
+  const { upstream: shared, connectUpstream, approvalUrl, receiptKey, serverInfo = { name: "agent-governor-mcp-gateway", version: "1" }, whitelist = [], ...governOptions } = given;
+  if ((shared === undefined) === (connectUpstream === undefined)) {
+    throw typedError("invalid_input", "options.upstream", "give the upstream as `upstream` (a connected MCP Client) or as `connectUpstream` (() => a new transport to it), one of the two");
+  }
+  if (shared !== undefined && (typeof shared?.callTool !== "function" || typeof shared?.listTools !== "function")) {
     throw typedError("invalid_input", "options.upstream", "upstream must be a connected MCP Client");
   }
   if (approvalUrl !== undefined && typeof approvalUrl !== "function") throw typedError("invalid_input", "options.approvalUrl", "approvalUrl must be (callId) => URL");
@@ -145,26 +130,71 @@ export async function createMcpGateway(options) {
   }
   const receipts = receiptChain(store, receiptKey, now);
 
-  // The upstream's tools when the gateway starts; a tool that appears later is not governed and not callable.
-  const names = (await upstreamTools(upstream)).map((tool) => tool.name);
-  const runners = Object.fromEntries(names.map((name) => [name, (args, context, action) => forward(name, args, context, action)]));
+  /**
+   * A new client of the upstream, declaring `capabilities` (a connection's client's own); `relay(client)` is
+   * set up before it connects, so nothing the upstream sends at once is lost.
+   */
+  async function connectNew(capabilities = {}, clientInfo = serverInfo, relay = () => {}) {
+    let transport;
+    try {
+      transport = await connectUpstream();
+    } catch (error) {
+      throw typedError("upstream_unreachable", "options.connectUpstream", `connectUpstream failed: ${error?.message ?? error}`);
+    }
+    const client = new Client(clientInfo, { capabilities });
+    relay(client);
+    await client.connect(transport);
+    return client;
+  }
+  // The upstream the gateway lists tools through and reads capabilities from: the shared client, or one of
+  // its own (connected once, at start).
+  // The upstream's tools as listed now (set once the lister is connected).
+  let tools = null;
+  const onNotification = (notification) => {
+    if (notification.method === "notifications/tools/list_changed") tools?.changed();
+  };
+  const lister = shared ?? (await connectNew({}, serverInfo, (client) => {
+    client.fallbackNotificationHandler = async (notification) => onNotification(notification);
+  }));
+  const capabilities = relayedCapabilities(lister);
+  tools = liveToolList((cursor) => lister.listTools(cursor === undefined ? {} : { cursor }));
+  await tools.has("");
   // A whitelisted tool the upstream does not have is named (in `warnings`, and on the console); the gateway
-  // starts for the others.
-  const { present, warnings } = whitelistedTools(whitelist, names);
+  // starts for the others, and forwards it once the upstream lists it.
+  const { warnings } = whitelistedTools(whitelist, tools.names());
   for (const warning of warnings) console.warn(`agent-governor MCP gateway: ${warning.message}`);
-  // Outputs are kept: a call asked again after it ran (another approval, an old requestState) answers
-  // with the result it had, never by running again.
-  const governed = governToolCalls(runners, { keepOutputs: true, ...governOptions, whitelist: present });
+
+  // The governed set for the upstream's tools as listed now: made again when the list changes (every set
+  // shares the store, so an approval, a used one and a kept output are the same for each).
+  let governed = null;
+  let governedNames = null;
+  function governedNow() {
+    const names = tools.names().sort();
+    const key = JSON.stringify(names);
+    if (governed === null || key !== governedNames) {
+      const runners = Object.fromEntries(names.map((name) => [name, (args, context, action) => forward(name, args, context, action)]));
+      // Outputs are kept: a call asked again after it ran (another approval, an old requestState) answers
+      // with the result it had, never by running again.
+      governed = governToolCalls(runners, { keepOutputs: true, ...governOptions, whitelist: whitelist.filter((name) => names.includes(name)) });
+      governedNames = key;
+    }
+    return governed;
+  }
+  governedNow();
 
   /**
-   * Forwards a governed call with its idempotency key. A call that provably never reached the upstream's
-   * tool (no connection, or refused by the server before running) is reported as not sent, so its approval
-   * stays usable; anything else that fails leaves the outcome unknown.
+   * Forwards a governed call with its idempotency key, through the upstream of the connection that runs it,
+   * with the client's `_meta` and its progress. A call that provably never reached the upstream's tool (no
+   * connection, or refused by the server before running) is reported as not sent, so its approval stays
+   * usable; anything else that fails leaves the outcome unknown.
    */
-  async function forward(name, args, { signal } = {}, action) {
-    const params = { name, arguments: args, ...(action ? { _meta: { [IDEMPOTENCY_KEY_META]: action.idempotencyKey } } : {}) };
+  async function forward(name, args, context = {}, action) {
+    const { upstream = lister, request, extra } = context.via ?? {};
+    const { [CONFIRMATION_META]: _confirmation, [REQUEST_STATE_META]: _state, ...clientMeta } = request?.params?._meta ?? {};
+    const meta = { ...clientMeta, ...(action ? { [IDEMPOTENCY_KEY_META]: action.idempotencyKey } : {}) };
+    const params = { name, arguments: args, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     try {
-      return await upstream.request({ method: "tools/call", params }, CallToolResultSchema, { signal });
+      return await upstream.request({ method: "tools/call", params }, CallToolResultSchema, { ...relayOptions(request ?? {}, extra), signal: context.signal });
     } catch (error) {
       const neverSent = error?.message === "Not connected";
       if (neverSent || (error instanceof McpError && REFUSED_BEFORE_RUNNING.has(error.code))) throw notSent(error);
@@ -201,8 +231,20 @@ export async function createMcpGateway(options) {
     return pending;
   }
 
+  /**
+   * The client cancelled the request that asked for pending call `callId`: the pending approval is withdrawn
+   * (kept, marked), so no later confirmation runs it (even one a person already signed: the client no longer
+   * wants the call) and a retry asks anew.
+   */
+  async function withdraw(callId) {
+    const pending = await pendingFromState(`${STATE_PREFIX}${callId}`);
+    if (pending === null || pending.withdrawn) return;
+    await store.put(pendingKey(callId), JSON.stringify({ ...pending, withdrawn: true }));
+    if ((await store.get(digestKey(pending.asker, pending.digest))) === callId) await store.put(digestKey(pending.asker, pending.digest), "");
+  }
+
   function approvalFor(pending) {
-    const draft = governed.draft({ tool: pending.tool, arguments: pending.arguments, callId: pending.callId });
+    const draft = governedNow().draft({ tool: pending.tool, arguments: pending.arguments, callId: pending.callId });
     return { callId: pending.callId, requestState: `${STATE_PREFIX}${pending.callId}`, lines: changeLines(draft.node_id, draft.proposed_change), draft };
   }
 
@@ -279,17 +321,25 @@ export async function createMcpGateway(options) {
   };
 
   async function callTool(server, connection, request, extra) {
-    const asker = askerOf(connection, extra);
+    const asker = askerOf(connection.id, extra);
     const { name, arguments: args = {}, _meta: meta = {} } = request.params;
-    if (!names.includes(name)) throw protocolError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
-    if (governed.isWhitelisted(name)) return relayed(() => upstream.callTool({ name, arguments: args }, undefined, { signal: extra.signal }));
+    if (!(await tools.has(name))) throw protocolError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
+    const upstream = await connection.upstream();
+    const governedSet = governedNow();
+    if (governedSet.isWhitelisted(name)) {
+      return relayed(() => upstream.request({ method: "tools/call", params: request.params }, CallToolResultSchema, relayOptions(request, extra)));
+    }
     let digest;
     try {
       const change = toolCallChange(name, args);
+      if (change.proposed_change.to.length > MAX_TOOL_CALL_TEXT) {
+        throw new Error(`a governed call's arguments are at most ${MAX_TOOL_CALL_TEXT} characters as canonical JSON (these are ${change.proposed_change.to.length}), for a person to read them before approving`);
+      }
       digest = changeDigest(change.node_id, change.proposed_change);
     } catch (error) {
       throw protocolError(ErrorCode.InvalidParams, error.message);
     }
+    const context = { signal: extra?.signal, via: { upstream, request, extra } };
 
     // The call that this request continues: the one its request state names (with the confirmation that
     // approves it), or this asker's pending call with these exact arguments (a retry joins it).
@@ -300,30 +350,33 @@ export async function createMcpGateway(options) {
       if (pending.tool !== name || pending.digest !== digest) {
         return errorResult(`${name} was not called: the requestState names another call (${pending.tool}); the arguments must be the approved ones`);
       }
+      if (pending.withdrawn) return errorResult(`${name} was not called: its client cancelled the request before a person approved it; call again to ask anew`);
     } else {
       const callId = await store.get(digestKey(asker, digest));
       if (typeof callId === "string" && callId !== "") pending = await pendingFromState(`${STATE_PREFIX}${callId}`);
+      if (pending?.withdrawn) pending = null;
     }
-    if (pending === null) pending = await propose(name, args, digest, connection, asker);
+    if (pending === null) pending = await propose(name, args, digest, connection.id, asker);
     const call = { tool: name, arguments: args, callId: pending.callId };
 
     const confirmation = meta[CONFIRMATION_META];
     if (confirmation !== undefined) {
       let outcome;
       try {
-        outcome = await governed.runWith(call, confirmation, { signal: extra?.signal });
+        outcome = await governedSet.runWith(call, confirmation, context);
       } catch (error) {
         return errorResult(`${name} was not called: ${error.message}`);
       }
       return answer(call, digest, pending.asker ?? pending.connection ?? asker, outcome);
     }
     try {
-      return await answer(call, digest, asker, await governed.runApproved(call, { signal: extra?.signal }));
+      return await answer(call, digest, asker, await governedSet.runApproved(call, context));
     } catch (error) {
       if (error?.code !== "approval_required") throw error;
     }
 
-    // No approval yet: tell the client what to ask a person.
+    // No approval yet: tell the client what to ask a person. A cancellation of this request withdraws it.
+    connection.asked.set(String(extra?.requestId), pending.callId);
     const approval = approvalFor(pending);
     const message = `${approval.lines.join("\n")}\nA person must approve this call before it runs.`;
     if (approvalUrl && server.getClientCapabilities()?.elicitation?.url) {
@@ -332,17 +385,54 @@ export async function createMcpGateway(options) {
     return errorResult(message, { [APPROVAL_META]: approval });
   }
 
+  // What travels between the clients and a shared upstream: the requests in flight across every connection.
+  const sharedInFlight = requestsInFlight();
+  const servers = new Map();
+  if (shared) relayFromUpstream(shared, sharedInFlight, () => [...servers.values()], { onNotification });
+
   // One server per connection (a stdio process, a Streamable HTTP session); all share the store. A pending
   // call found by its arguments alone (a retry, URL mode) is the asker's only: its authenticated client's,
   // or else its connection's.
-  const servers = new Map();
   function createServer() {
-    const connection = crypto.randomUUID();
-    const server = new Server(serverInfo, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, (request) => relayed(() => upstream.listTools(request.params)));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(server, connection, request, extra));
-    servers.set(connection, server);
-    server.onclose = () => servers.delete(connection);
+    const server = new Server(serverInfo, { capabilities });
+    const inFlight = shared ? sharedInFlight : requestsInFlight();
+    // With `connectUpstream`, the connection's own upstream session, opened once its client has said what it
+    // can do (so the upstream may ask it for sampling, elicitation or roots), closed with the connection.
+    let own = null;
+    const connection = {
+      id: crypto.randomUUID(),
+      asked: new Map(),
+      upstream: () => {
+        if (shared) return Promise.resolve(shared);
+        own ??= connectNew(server.getClientCapabilities() ?? {}, server.getClientVersion() ?? serverInfo, (client) =>
+          relayFromUpstream(client, inFlight, () => [server], { onNotification }),
+        );
+        return own;
+      },
+    };
+    const lazy = {
+      request: async (...args) => (await connection.upstream()).request(...args),
+      notification: async (notification) => (await connection.upstream()).notification(notification),
+    };
+    relayFromClient(server, lazy, inFlight);
+    server.oninitialized = () => {
+      if (!shared) connection.upstream().catch((error) => server.onerror?.(error));
+    };
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => inFlight.track(extra, () => callTool(server, connection, request, extra)));
+    // A cancelled request is cancelled as the protocol says, and a pending approval it asked for is withdrawn.
+    server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
+      server._oncancel?.(notification);
+      const callId = connection.asked.get(String(notification.params?.requestId));
+      if (callId !== undefined) {
+        connection.asked.delete(String(notification.params?.requestId));
+        await withdraw(callId).catch((error) => server.onerror?.(error));
+      }
+    });
+    servers.set(connection.id, server);
+    server.onclose = () => {
+      servers.delete(connection.id);
+      own?.then((client) => client.close()).catch(() => {});
+    };
     return server;
   }
 
@@ -352,7 +442,7 @@ export async function createMcpGateway(options) {
     /** The pending approval of call `callId` (what a person reads and signs), or null. */
     async pending(callId) {
       const pending = await pendingFromState(`${STATE_PREFIX}${callId}`);
-      return pending === null ? null : approvalFor(pending);
+      return pending === null || pending.withdrawn ? null : approvalFor(pending);
     },
     /**
      * Keeps a person's signed confirmation of pending call `callId` (checked in the core first: `not_approved`
@@ -362,7 +452,8 @@ export async function createMcpGateway(options) {
     async approve(callId, confirmation) {
       const pending = await pendingFromState(`${STATE_PREFIX}${callId}`);
       if (pending === null) throw typedError("not_found", "callId", `no pending call ${JSON.stringify(callId)}`);
-      await governed.approve({ tool: pending.tool, arguments: pending.arguments, callId }, confirmation);
+      if (pending.withdrawn) throw typedError("withdrawn", "callId", `call ${JSON.stringify(callId)} was cancelled by its client before it was approved`);
+      await governedNow().approve({ tool: pending.tool, arguments: pending.arguments, callId }, confirmation);
       // Tell the connection that asked, if it is still here and asked through URL-mode elicitation.
       const server = servers.get(pending.connection);
       try {
@@ -375,6 +466,13 @@ export async function createMcpGateway(options) {
     receipts: () => receipts.list(),
     /** What the gateway noticed at start and did not act on (a whitelisted tool the upstream lacks), by name. */
     warnings,
-    governed,
+    /** The governed tool calls for the upstream's tools as listed now. */
+    get governed() {
+      return governedNow();
+    },
+    /** Closes the gateway's own upstream client (with `connectUpstream`); a shared `upstream` is the caller's. */
+    async close() {
+      if (!shared) await lister.close();
+    },
   };
 }

@@ -1,0 +1,133 @@
+// Serving an MCP gateway over Streamable HTTP in Node (`agent-governor/mcp/http`): stateful by default, one
+// session per client with its own server (and its own upstream session with `connectUpstream`), resumable
+// (a client that lost its stream reconnects with `Last-Event-ID` and gets what it missed, from a bounded
+// memory of events); or stateless, a server per request, where a pending approval is continued with its
+// `requestState` (URL-mode elicitation needs a session). A session unknown here (after a restart) is a 404,
+// which tells the client to initialize again; its pending approvals are in the gateway's store.
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { typedError } from "../approver/errors.js";
+import { readOptions } from "../approver/options.js";
+
+const SERVE_OPTIONS = { port: "number", host: "string", path: "string", stateless: "boolean", maxEvents: "number", maxSessions: "number", authenticate: "function" };
+/** The most events kept for clients that reconnect, across every stream (the oldest are forgotten first). */
+const MAX_EVENTS = 10_000;
+/** The most sessions open at once: a new client beyond is refused (503), an old one is never dropped for it. */
+const MAX_SESSIONS = 1_000;
+
+/** Events kept for resumption, in memory, the newest `limit` across every stream. */
+export function memoryEventStore(limit = MAX_EVENTS) {
+  const events = new Map();
+  return {
+    async storeEvent(streamId, message) {
+      const eventId = `${streamId}_${randomUUID()}`;
+      events.set(eventId, { streamId, message });
+      while (events.size > limit) events.delete(events.keys().next().value);
+      return eventId;
+    },
+    async getStreamIdForEventId(eventId) {
+      return events.get(eventId)?.streamId;
+    },
+    async replayEventsAfter(lastEventId, { send }) {
+      const last = events.get(lastEventId);
+      if (last === undefined) return "";
+      let after = false;
+      for (const [eventId, event] of events) {
+        if (after && event.streamId === last.streamId) await send(eventId, event.message);
+        if (eventId === lastEventId) after = true;
+      }
+      return last.streamId;
+    },
+  };
+}
+
+const jsonRpcError = (response, status, code, message) => {
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+};
+
+/**
+ * Serves `gateway` (from `createMcpGateway`) at `http://host:port/path`. Options: `port` (0: any free one),
+ * `host` ("127.0.0.1"), `path` ("/mcp"), `stateless` (false), `maxEvents` and `maxSessions` (the bounds of what
+ * is kept in memory), `authenticate(request)` (the caller's `{ clientId, token, scopes }`, or null for 401;
+ * the gateway joins an authenticated client's retries across connections). Resolves to `{ url, sessions(),
+ * close() }`.
+ */
+export async function serveMcpGateway(gateway, options = {}) {
+  const given = readOptions("serveMcpGateway", "options", options, SERVE_OPTIONS);
+  if (typeof gateway?.createServer !== "function") throw typedError("invalid_input", "gateway", "gateway must be what createMcpGateway resolved to");
+  const { port = 0, host = "127.0.0.1", path = "/mcp", stateless = false, maxEvents = MAX_EVENTS, maxSessions = MAX_SESSIONS, authenticate } = given;
+  for (const [name, value] of [["port", port], ["maxEvents", maxEvents], ["maxSessions", maxSessions]]) {
+    if (!Number.isSafeInteger(value) || value < 0) throw typedError("invalid_input", `options.${name}`, `${name} must be a whole number, 0 or more`);
+  }
+  if (!path.startsWith("/")) throw typedError("invalid_input", "options.path", "path must start with /");
+  const eventStore = memoryEventStore(maxEvents);
+  const sessions = new Map();
+
+  async function handle(request, response) {
+    const url = new URL(request.url ?? "/", "http://localhost");
+    if (url.pathname !== path) return jsonRpcError(response, 404, -32601, `not found: the gateway is at ${path}`);
+    if (authenticate) {
+      const auth = await authenticate(request);
+      if (auth === null || auth === undefined) return jsonRpcError(response, 401, -32001, "unauthorized");
+      request.auth = auth;
+    }
+    if (stateless) {
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const server = gateway.createServer();
+      response.on("close", () => {
+        transport.close().catch(() => {});
+        server.close().catch(() => {});
+      });
+      await server.connect(transport);
+      return transport.handleRequest(request, response);
+    }
+    const sessionId = request.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const session = sessions.get(sessionId);
+      // Unknown (this process restarted, or the session ended): the client initializes again.
+      if (session === undefined) return jsonRpcError(response, 404, -32001, "session not found: initialize a new one");
+      return session.transport.handleRequest(request, response);
+    }
+    if (request.method !== "POST") return jsonRpcError(response, 400, -32000, "no session: a client starts with an initialize request (POST)");
+    if (sessions.size >= maxSessions) return jsonRpcError(response, 503, -32000, `the gateway has ${maxSessions} sessions open: try again later`);
+    const server = gateway.createServer();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      eventStore,
+      onsessioninitialized: (id) => sessions.set(id, { transport, server }),
+      onsessionclosed: (id) => sessions.delete(id),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      server.close().catch(() => {});
+    };
+    await server.connect(transport);
+    return transport.handleRequest(request, response);
+  }
+
+  const http = createServer((request, response) => {
+    handle(request, response).catch((error) => {
+      if (!response.headersSent) jsonRpcError(response, 500, -32603, `the gateway failed: ${error?.message ?? error}`);
+      else response.end();
+    });
+  });
+  await new Promise((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(port, host, resolve);
+  });
+  const address = http.address();
+  return {
+    url: new URL(`http://${host.includes(":") ? `[${host}]` : host}:${address.port}${path}`),
+    /** The ids of the sessions open now. */
+    sessions: () => [...sessions.keys()],
+    /** Stops serving: every session is closed and every connection ended. */
+    async close() {
+      for (const { transport } of sessions.values()) await transport.close().catch(() => {});
+      sessions.clear();
+      http.closeAllConnections?.();
+      await new Promise((resolve) => http.close(() => resolve()));
+    },
+  };
+}
