@@ -824,11 +824,13 @@ fn an_action_not_applied_because_the_world_moved_on_is_no_failure_and_the_loop_j
             .any(|line| line.contains("not applied") && !line.contains("FAILED"))
     );
     assert!(approval_request(&moved).is_none(), "no re-run is offered");
-    assert_eq!(host.state.mode, Mode::Idle);
+    assert!(asks_judge(&moved), "the world as it is now is judged at once");
+    assert_eq!(host.state.mode, Mode::Judging);
     assert!(host.state.halt.is_none());
+    let digest = &host.state.last_result.as_ref().unwrap().action.digest;
     assert!(
-        asks_judge(&host.observe(json!({"T-7": "done"}))),
-        "the world as it is now is judged"
+        host.state.failed_digests.contains(digest),
+        "the same action runs again only after a person's y"
     );
 }
 

@@ -101,11 +101,15 @@ export async function readStatus(request, now = Date.now()) {
   // and each of its times is moved by the difference between the two clocks (the report's transit counted
   // in it), never later than the guard's now. Without `sent_at_ms` the times are kept as the agent gave them.
   if (body.sent_at_ms !== undefined) {
-    if (!Number.isSafeInteger(body.sent_at_ms)) throw new HttpError(400, "invalid_input", "`sent_at_ms` must be a time in milliseconds since the epoch", "sent_at_ms");
+    if (!Number.isSafeInteger(body.sent_at_ms) || body.sent_at_ms < 0) throw new HttpError(400, "invalid_input", "`sent_at_ms` must be a time in milliseconds since the epoch", "sent_at_ms");
     const skew = now - body.sent_at_ms;
     for (const field of STATUS_TIME_FIELDS) {
-      if (status[field] !== null) status[field] = Math.min(now, status[field] + skew);
+      if (status[field] !== null) status[field] += skew;
     }
+  }
+  // With or without it, no time of a report is later than the guard's now or before the epoch.
+  for (const field of STATUS_TIME_FIELDS) {
+    if (status[field] !== null) status[field] = Math.max(0, Math.min(now, status[field]));
   }
   status.halt = null;
   if (body.halt !== undefined && body.halt !== null) {

@@ -402,6 +402,11 @@ export class Database {
     this.sql.exec("INSERT INTO audit (at, approval_id, event, detail) VALUES (?, ?, ?, ?)", at, approvalId, event, JSON.stringify(detail));
   }
 
+  /** The audit records of approval `approvalId` of one `event`, newest first (however many others it has). */
+  auditEvents(approvalId, event, limit = 1000) {
+    return this.rows("SELECT * FROM audit WHERE approval_id = ? AND event = ? ORDER BY seq DESC LIMIT ?", approvalId, event, limit).map((row) => ({ ...row, detail: JSON.parse(row.detail) }));
+  }
+
   audit(approvalId, limit) {
     const rows =
       approvalId === null

@@ -11,8 +11,8 @@ import { MAX_TOOL_CALL_TEXT, edition } from "./proposal.js";
 export const editMethods = {
   /** The edit of proposal `id` still waiting for a decision, or null: one at a time. */
   liveEditOf(id) {
-    for (const record of this.db.audit(id, 1000)) {
-      if (record.event !== "edit_drafted") continue;
+    // By event: an agent's retries (`asked_again`) never push an edit out of reach.
+    for (const record of this.db.auditEvents(id, "edit_drafted")) {
       const row = this.db.approval(record.detail.approval_id);
       if (row !== null && this.viewOf(row).state === "pending") return row.id;
     }
@@ -21,7 +21,7 @@ export const editMethods = {
 
   /** The approval a person signed instead of proposal `id` (its edit), from the audit; null when none. */
   editedAs(id) {
-    return this.db.audit(id, 1000).find((record) => record.event === "edited")?.detail.approval_id ?? null;
+    return this.db.auditEvents(id, "edited", 1)[0]?.detail.approval_id ?? null;
   },
 
   /**

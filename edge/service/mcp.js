@@ -9,9 +9,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { readJson, toolCallChange } from "agent-governor/guard";
+import { protocolError, relayed, upstreamMeta } from "agent-governor/mcp/relay";
 import { HttpError, MAX_BODY_DEPTH } from "./http.js";
 
 /** The change type of a tool call, and the prefix of a request state (then the approval's id). */
@@ -34,24 +35,6 @@ const MAX_PAGES = 100;
  * A governed call's answer that is not its result, with what became of the call in `_meta[RAN_META]`: "ran"
  * (before), "may_have_run" (unknown: a person reconciles) or "not_run" (the default).
  */
-/**
- * A JSON-RPC error for the client, said once: the SDK's server sends an error's `message` as it is, and an
- * McpError's message already starts with "MCP error <code>: ", which the client's McpError adds again.
- */
-function protocolError(code, message, data) {
-  return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });
-}
-
-/** `work()`, with an upstream's protocol error passed on as the upstream said it: its code, data and words. */
-async function relayed(work) {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof McpError)) throw error;
-    throw protocolError(error.code, error.message.replace(/^(MCP error -?\d+: )+/, ""), error.data);
-  }
-}
-
 const errorResult = (text, meta, ran = "not_run") => ({ content: [{ type: "text", text }], isError: true, _meta: { ...(meta ?? {}), [RAN_META]: ran } });
 
 /** The upstream MCP server (MCP_UPSTREAM_URL): its client, connected once per inbox object, and its skill. */
@@ -68,9 +51,12 @@ export class McpUpstream {
     this.validator = new CfWorkerJsonSchemaValidator();
   }
 
-  /** Tool `name`'s input schema as the upstream lists it now, or null when it gives none; 404 when it has no such tool. */
+  /**
+   * Tool `name`'s input schema as the upstream lists it now (listed again: a person's edit is rare and must
+   * fit the tool as it is), or null when it gives none; 404 when it has no such tool now.
+   */
   async toolSchema(name) {
-    if (!(await this.hasTool(name))) throw new HttpError(404, "not_found", `the upstream has no tool ${JSON.stringify(name)} now`);
+    if (!(await this.again((client) => this.listNames(client, name)))) throw new HttpError(404, "not_found", `the upstream has no tool ${JSON.stringify(name)} now`);
     return this.schemas.get(name) ?? null;
   }
 
@@ -213,7 +199,10 @@ async function callTool(inbox, upstream, params, asker) {
   const { name, arguments: args = {}, _meta: meta = {} } = params;
   // Nothing is proposed for a tool the upstream does not have.
   if (!(await upstream.hasTool(name))) throw protocolError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
-  if (upstream.whitelist.has(name)) return relayed(async () => (await upstream.connected()).callTool({ name, arguments: args }));
+  if (upstream.whitelist.has(name)) {
+    const answer = await relayed(async () => (await upstream.connected()).callTool({ name, arguments: args }));
+    return { ...answer, _meta: upstreamMeta(answer?._meta) };
+  }
   let change;
   try {
     change = toolCallChange(name, args);
@@ -248,9 +237,11 @@ async function callTool(inbox, upstream, params, asker) {
   view = deciding;
   if (view.state === "pending") return pendingAnswer(view, inbox.env);
   if (view.state === "edited") return errorResult(`${name} was not called: a person edited it, and their edit was edited again`);
-  // Words an agent acts on: a call that ran, or may have, is never reported as not called.
-  if (view.state === "consumed") return errorResult(`${name} ran once already with this approval; it does not run again. Ask for a new approval only for a new call.`, undefined, "ran");
-  if (view.state === "in_flight") return errorResult(`${name} may have run: its outcome is unknown. A person must reconcile it in the inbox; do not ask again.`, undefined, "may_have_run");
+  // Words an agent acts on: a call that ran, or may have, is never reported as not called; and one a person
+  // edited says with which arguments, every time.
+  const asEdited = deciding !== asked ? ` A person edited its arguments before approving: it ran with ${deciding.proposed_change.to} instead of ${asked.proposed_change.to}.` : "";
+  if (view.state === "consumed") return errorResult(`${name} ran once already with this approval; it does not run again.${asEdited} Ask for a new approval only for a new call.`, edited, "ran");
+  if (view.state === "in_flight") return errorResult(`${name} may have run: its outcome is unknown.${asEdited} A person must reconcile it in the inbox; do not ask again.`, edited, "may_have_run");
   if (view.state !== "approved") return errorResult(`${name} was not called: its approval is ${view.state}`);
 
   const result = await inbox.applyRequest(view.executor_request);
@@ -258,7 +249,7 @@ async function callTool(inbox, upstream, params, asker) {
   if (result.outcome !== "applied") {
     const why = result.rejection?.reason ?? result.error?.message ?? result.outcome;
     const unknown = result.confirmation_state === "in_flight";
-    if (result.rejection?.phase === "already_consumed") return errorResult(`${name} ran once already with this approval; it does not run again.`, receipt, "ran");
+    if (result.rejection?.phase === "already_consumed") return errorResult(`${name} ran once already with this approval; it does not run again.${asEdited}`, { ...receipt, ...edited }, "ran");
     return errorResult(
       unknown ? `${name} may have run: its outcome is unknown (${why}). A person must reconcile it in the inbox.` : `${name} was not called (${result.rejection?.phase ?? result.outcome}): ${why}`,
       receipt,
@@ -269,7 +260,7 @@ async function callTool(inbox, upstream, params, asker) {
   upstream.answers.delete(view.approval_id);
   // An edited call's answer says first, in words the agent reads, what ran instead of what it asked.
   const note = deciding !== asked ? [{ type: "text", text: `A person edited the arguments before approving; this ran with ${deciding.proposed_change.to} instead of ${asked.proposed_change.to}.` }] : [];
-  return { ...answer, content: [...note, ...(answer?.content ?? [])], _meta: { ...(answer?._meta ?? {}), ...receipt, ...edited, [RAN_META]: "ran" } };
+  return { ...answer, content: [...note, ...(answer?.content ?? [])], _meta: { ...upstreamMeta(answer?._meta), ...receipt, ...edited, [RAN_META]: "ran" } };
 }
 
 /** Answers one MCP request (JSON-RPC over Streamable HTTP, stateless: a server per request). */

@@ -956,16 +956,17 @@ impl Machine {
         self.state.execution = None;
         let interruption = self.state.interrupt_after_execution.take();
         if moved_on {
+            // Not run again, nor its type unasked, without a person's y (a skill that keeps answering "not
+            // applied" never loops on the whitelist); the world as it is now is judged at once (an
+            // observation that did not change would ask nothing).
+            self.remember_failure(&action);
             self.state.failed = None;
             match interruption {
                 Some(message) => {
                     self.state.situation.instruction = Some(message);
                     self.interrupt(InterruptedTask::Nothing, "the action was not applied");
                 }
-                None => {
-                    self.state.mode = Mode::Idle;
-                    self.persist();
-                }
+                None => self.ask_judge(),
             }
             return;
         }

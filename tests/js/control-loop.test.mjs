@@ -287,6 +287,7 @@ test("a change the board moved away from before its Apply is not applied and is 
   assert.equal(approvals.length, 1, "no re-run is offered");
   assert.ok(chat.some((line) => /not applied, the world had moved on/.test(line) && !/FAILED/.test(line)));
   assert.match(executionLines(logs).at(-1).cause, /^not applied/);
+  assert.equal(judge.calls.length, 2, "the board as it is now was judged at once");
   const judged = judge.calls.length;
   loop.observe({ external: { tickets: 1, moved: true } });
   await loop.settled();

@@ -162,7 +162,7 @@ test("presence while judging; a decline can be undone, then stops the task; a si
   await page.click("#command-send");
   // A command other than stop waits a few seconds with Undo (what was typed comes back) and Send now.
   await page.locator("#command-pending").waitFor({ timeout: 5_000 });
-  assert.match(await page.textContent("#command-pending-text"), /^Sending resume in \d sec\.$/);
+  assert.match(await page.textContent("#command-pending-text"), /^Sending resume to board-agent in \d sec\.$/);
   await page.click("#command-undo");
   assert.equal(await page.locator("#command-pending").isVisible(), false);
   assert.equal(await page.inputValue("#command-verb"), "resume");
@@ -351,6 +351,10 @@ test("the command channel: a replayed command, a non-admin's command, malformed 
   assert.ok(kept.since_ms >= before - 10_000 && kept.since_ms <= Date.now() - 10_000 + 50, `since_ms ${kept.since_ms - before}`);
   assert.ok(kept.board_seen_ms <= kept.reported_at_ms, "never later than the guard's now");
   assert.equal(kept.sent_at_ms, undefined, "the agent's clock is not kept");
+  // Without `sent_at_ms`, a time in the future is still never later than the guard's now.
+  assert.equal((await api.put(`/v1/agents/${AGENT_ID}/status`, { state: "idle", since_ms: Date.now() + 86_400_000 }, AGENT)).status, 200);
+  const clamped = (await api.get(`/v1/agents/${AGENT_ID}/status`, INBOX)).body;
+  assert.ok(clamped.since_ms <= clamped.reported_at_ms);
   // A report names no other agent and no other time, and carries text where text is shown.
   for (const report of [{ state: "idle", agent_id: "board-agent" }, { state: "idle", reported_at_ms: 9e15 }, { state: "idle", goal: { toString: 0 } }, { state: "idle", halt: "declined" }, { state: "idle", paused: "yes" }]) {
     const answer = await api.put(`/v1/agents/${AGENT_ID}/status`, report, AGENT);

@@ -121,19 +121,26 @@ export async function signAndSend(state, agentId, detail) {
 function queueCommand(state) {
   const agent = currentAgent(state);
   if (!agent) return announce(words(state).presenceNone);
-  if (!needApprover(state) || state.sendingCommand || state.pendingCommand) return;
+  if (!needApprover(state)) return;
   const verb = $("command-verb").value;
   const text = $("command-text").value;
+  // The brake is never held back: a stop goes at once, whatever waits or is being sent, and a command still
+  // in its window is not sent after it (said so).
+  if (verb === "stop") {
+    const waiting = takePendingCommand(state);
+    if (waiting) announce(words(state).commandDropped(words(state).commandWords(...verbAndText(waiting.detail))));
+    return sendCommand(state, { agentId: agent.agent_id, verb, text, detail: commandLine(verb, text) }, { brake: true });
+  }
+  if (state.sendingCommand || state.pendingCommand) return announce(words(state).commandBusy);
   if (needsText(verb) && text.trim() === "") {
     announce(words(state).commandNeedsText);
     $("command-text").focus();
     return;
   }
   const command = { agentId: agent.agent_id, verb, text, detail: commandLine(verb, text) };
-  if (verb === "stop") return sendCommand(state, command);
   const deadline = Date.now() + COMMAND_UNDO_MS;
   const show = () => {
-    $("command-pending-text").textContent = words(state).commandSending(words(state).commandWords(...verbAndText(command.detail)), duration(Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) * 1000, words(state).locale));
+    $("command-pending-text").textContent = words(state).commandSending(words(state).commandWords(...verbAndText(command.detail)), command.agentId, duration(Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) * 1000, words(state).locale));
   };
   state.pendingCommand = {
     ...command,
@@ -145,8 +152,8 @@ function queueCommand(state) {
     }, COMMAND_UNDO_MS),
   };
   show();
+  // Sign and send stays enabled: a stop must always be one press away.
   $("command-pending").hidden = false;
-  $("command-send").disabled = true;
   announce($("command-pending-text").textContent);
   // The undo button has the focus: Enter or Space takes the command back.
   $("command-undo").focus();
@@ -166,24 +173,25 @@ function takePendingCommand(state) {
   clearInterval(pending.tick);
   state.pendingCommand = null;
   $("command-pending").hidden = true;
-  $("command-send").disabled = false;
   return pending;
 }
 
 function undoCommand(state) {
   const pending = takePendingCommand(state);
   if (!pending) return;
-  // What was typed is given back, so nothing is lost.
-  $("command-verb").value = pending.verb;
-  $("command-text").disabled = !needsText(pending.verb);
-  $("command-text").value = pending.text;
+  // What was typed is given back, so nothing is lost (and nothing typed since is overwritten).
+  if ($("command-text").value === "" || $("command-text").value === pending.text) {
+    $("command-verb").value = pending.verb;
+    $("command-text").disabled = !needsText(pending.verb);
+    $("command-text").value = pending.text;
+  }
   announce(words(state).commandUndone);
   $("command-text").focus();
 }
 
 /** Signs the command exactly as the agent will receive it and sends it through the guard. */
-async function sendCommand(state, { agentId, detail, text }) {
-  if (state.sendingCommand) return;
+async function sendCommand(state, { agentId, detail, text }, { brake = false } = {}) {
+  if (state.sendingCommand && !brake) return;
   state.sendingCommand = true;
   try {
     await signAndSend(state, agentId, detail);

@@ -10,39 +10,52 @@ export function keyHolder(keyId) {
 }
 
 /**
- * The fields of a record whose values the page's words name (an outcome, a verb, an event): they are words
- * of the page, never marked as someone's text.
+ * The fields of a record whose values the page's words name (an outcome, a verb, an event, an answer): they
+ * are read by the sentence, never marked as someone's text.
  */
 const ENUMERATED = new Set(["outcome", "verb", "event", "state", "phase"]);
+/** Marks around a value in a sentence (Unicode private use: never in what the guard stores as words). */
+const OPEN = "\uE000";
+const CLOSE = "\uE001";
 
 /**
  * One record as a line: the sentence in `words`' language, split so that what people, agents and keys wrote
- * or are called (names, reasons, key names, node ids, commands' text) is a `<span class="agent-text">` of
- * its own, shown as written, and the rest is the page's words. `span(text)` makes the span.
+ * or are called (names, reasons, key names, node ids, statuses, commands' text, at any depth of the record)
+ * is a `<span class="agent-text">` of its own, shown as written, and the rest is the page's words.
+ * `span(text)` makes the span. The sentence is made from the record with each such value replaced by a mark,
+ * so a value is marked where the sentence puts it, never where the same letters happen to appear.
  */
 export function auditParts(record, words, span) {
-  const sentence = auditSentence(record, words);
   const detail = record.detail ?? {};
+  const values = [];
+  const mark = (value) => {
+    values.push(value);
+    return `${OPEN}${values.length - 1}${CLOSE}`;
+  };
+  // A command's text that the sentence reads as a word (an answer, a whitelist change) stays as it is.
+  const readText = detail.verb === "answer" || detail.verb === "whitelist" || record.event === "answer";
+  const marked = (value, field, depth) => {
+    if (typeof value === "string") return ENUMERATED.has(field) || (field === "text" && readText && depth === 0) || value === "" ? value : mark(value);
+    if (Array.isArray(value)) return value.map((item) => marked(item, field, depth + 1));
+    if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, marked(item, key, depth + 1)]));
+    return value;
+  };
   const { person, key } = keyHolder(detail.key_id ?? detail.by);
-  const named = [person, key, ...Object.entries(detail).filter(([field, value]) => typeof value === "string" && !ENUMERATED.has(field)).map(([, value]) => value)]
-    .filter((value) => typeof value === "string" && value.length > 0)
-    .sort((a, b) => b.length - a.length);
+  const say = words.auditSays?.[record.event];
+  const sentence =
+    typeof say === "function"
+      ? say({ ...marked(detail, "", -1), person: person || detail.approver ? mark(person || detail.approver) : "", key: key ? mark(key) : "" }, record)
+      : (words.events?.[record.event] ?? record.event);
   const parts = [];
-  let rest = sentence;
-  while (rest.length > 0) {
-    let first = null;
-    for (const value of named) {
-      const at = rest.indexOf(value);
-      if (at >= 0 && (first === null || at < first.at || (at === first.at && value.length > first.value.length))) first = { at, value };
-    }
-    if (first === null) {
-      parts.push(rest);
-      break;
-    }
-    if (first.at > 0) parts.push(rest.slice(0, first.at));
-    parts.push(span(first.value));
-    rest = rest.slice(first.at + first.value.length);
+  const pattern = new RegExp(`${OPEN}(\\d+)${CLOSE}`, "gu");
+  let at = 0;
+  for (const found of sentence.matchAll(pattern)) {
+    if (found.index > at) parts.push(sentence.slice(at, found.index));
+    const value = values[Number(found[1])];
+    parts.push(value === undefined ? found[0] : span(value));
+    at = found.index + found[0].length;
   }
+  if (at < sentence.length) parts.push(sentence.slice(at));
   return parts;
 }
 

@@ -45,6 +45,7 @@ export function createState() {
     // A tool call's edit: the guard's schema and arguments by approval id, and whose JSON editor is open.
     editOptions: new Map(),
     editJsonOpen: new Set(),
+    editTouched: new Map(),
     // A device key's first y: the approval id and until when a second y approves.
     confirming: null,
     // Where the focus goes once a decision settles: a pending approval's id, null for the first one waiting,

@@ -9,46 +9,68 @@ import { announce, words } from "./page.js";
 /** The kinds of property the form draws a field for; any other is edited as JSON. */
 const FIELD_KINDS = new Set(["string", "number", "integer", "boolean"]);
 
+/** The most choices a one-of field lists, and the most fields drawn: a larger schema is edited as JSON. */
+const MAX_CHOICES = 200;
+const MAX_FIELDS = 50;
+
 /** A property's field kind: "choice" for a list of text values, the JSON type for a plain one, or null. */
 function fieldKind(property) {
   if (property === null || typeof property !== "object") return null;
-  if (Array.isArray(property.enum) && property.enum.length > 0 && property.enum.every((value) => typeof value === "string")) return "choice";
+  if (Array.isArray(property.enum) && property.enum.length > 0 && property.enum.length <= MAX_CHOICES && property.enum.every((value) => typeof value === "string")) return "choice";
   return FIELD_KINDS.has(property.type) ? property.type : null;
 }
 
-/** The form's fields, one per property it can draw, each with its id and its value from the proposed arguments. */
-function fieldsOf(approvalId, schema, args) {
-  const properties = schema?.type === "object" && schema.properties && typeof schema.properties === "object" ? schema.properties : {};
-  return Object.entries(properties)
-    .map(([name, property], index) => ({ name, property, kind: fieldKind(property), id: `edit-arg-${approvalId}-${index}`, value: args[name] }))
-    .filter((field) => field.kind !== null);
+/** Whether `value` (a proposed argument, or undefined when the agent left it out) is what a field of `kind` shows. */
+function fits(kind, value) {
+  if (value === undefined) return true;
+  if (kind === "choice" || kind === "string") return typeof value === "string";
+  if (kind === "boolean") return typeof value === "boolean";
+  return typeof value === "number" && Number.isFinite(value) && (kind !== "integer" || Number.isInteger(value));
 }
 
-function inputFor(field) {
+/**
+ * The form's fields, one per property it can draw whose proposed value (its own, never an inherited one) it
+ * shows exactly, each with its id; any other property is edited as JSON.
+ */
+function fieldsOf(approvalId, schema, args) {
+  const properties = schema?.type === "object" && schema.properties && typeof schema.properties === "object" && !Array.isArray(schema.properties) ? schema.properties : {};
+  return Object.entries(properties)
+    .slice(0, MAX_FIELDS)
+    .map(([name, property], index) => ({ name, property, kind: fieldKind(property), id: `edit-arg-${approvalId}-${index}`, value: Object.hasOwn(args, name) ? args[name] : undefined }))
+    .filter((field) => field.kind !== null && fits(field.kind, field.value));
+}
+
+function inputFor(field, touched) {
   const common = { id: field.id, "data-edit-arg": field.name };
   if (field.kind === "choice") {
-    const select = element("select", common, ...field.property.enum.map((value) => element("option", { value, text: shown(value) })));
-    if (typeof field.value === "string") select.value = field.value;
+    // A value the agent left out shows as no choice, and is sent only if the person picks one.
+    const none = field.value === undefined ? [element("option", { value: "", text: "—" })] : [];
+    const select = element("select", common, ...none, ...field.property.enum.map((value) => element("option", { value, text: shown(value) })));
+    select.value = field.value ?? "";
+    select.addEventListener("change", () => touched.add(field.name));
     return select;
   }
   if (field.kind === "boolean") {
     const box = element("input", { ...common, type: "checkbox" });
     box.checked = field.value === true;
+    box.addEventListener("change", () => touched.add(field.name));
     return box;
   }
   const input = element("input", { ...common, type: field.kind === "string" ? "text" : "number", autocomplete: "off", ...(field.kind === "integer" ? { step: "1" } : { step: "any" }) });
-  if (field.value !== undefined && field.value !== null) input.value = String(field.value);
+  if (field.value !== undefined) input.value = String(field.value);
+  input.addEventListener("input", () => touched.add(field.name));
   return input;
 }
 
 /**
- * The arguments as the form says: the proposed ones with each drawn field's value. A number field that holds
- * no number is named, never sent as something else; an empty text or number field of a property the proposal
- * did not have leaves it out.
+ * The arguments as the form says: the proposed ones, with the value of each field the person changed (a field
+ * left alone sends the proposed value, or nothing when the agent left it out). A number field that holds no
+ * number is named, never sent as something else; emptied, a text or number field leaves the property out.
  */
-function argumentsFromForm(box, fields, args) {
+function argumentsFromForm(box, fields, args, touched) {
   const edited = { ...args };
   for (const field of fields) {
+    if (!touched.has(field.name)) continue;
     const input = box.querySelector(`#${CSS.escape(field.id)}`);
     if (field.kind === "boolean") {
       edited[field.name] = input.checked;
@@ -60,7 +82,7 @@ function argumentsFromForm(box, fields, args) {
       // The browser's number field reads the number: a value it cannot read is refused here, by name.
       if (!Number.isFinite(input.valueAsNumber)) return { problem: field.name };
       edited[field.name] = input.valueAsNumber;
-    } else if (input.value === "" && !(field.name in args)) {
+    } else if (field.kind === "choice" && input.value === "") {
       delete edited[field.name];
     } else {
       edited[field.name] = input.value;
@@ -89,9 +111,12 @@ export function toolCallEditBox(state, approval, { onDone, onCancel }) {
     box.append(element("p", { class: "warning", text: words(state).failed(shown(options.failed)) }));
   } else {
     const fields = fieldsOf(approval.approval_id, options.input_schema, options.arguments);
+    // The fields the person changed, kept while the page is drawn again.
+    if (!state.editTouched.has(approval.approval_id)) state.editTouched.set(approval.approval_id, new Set());
+    const touched = state.editTouched.get(approval.approval_id);
     for (const field of fields) {
       const description = typeof field.property.description === "string" ? element("span", { class: "muted agent-text", text: ` ${shown(field.property.description)}` }) : null;
-      box.append(element("p", { class: "edit-field" }, element("label", { for: field.id }, element("code", { text: field.name }), description), inputFor(field)));
+      box.append(element("p", { class: "edit-field" }, element("label", { for: field.id }, element("code", { text: field.name }), description), inputFor(field, touched)));
     }
     const jsonId = `edit-json-${approval.approval_id}`;
     const json = element("textarea", { id: jsonId, "data-edit-json": "", rows: "6", spellcheck: "false" });
@@ -108,7 +133,7 @@ export function toolCallEditBox(state, approval, { onDone, onCancel }) {
       if (asJson.open) {
         body = { arguments_json: json.value };
       } else {
-        const read = argumentsFromForm(box, fields, options.arguments);
+        const read = argumentsFromForm(box, fields, options.arguments, touched);
         if (read.problem !== undefined) return announce(words(state).editNotANumber(read.problem));
         body = { arguments: read.edited };
       }
@@ -116,6 +141,7 @@ export function toolCallEditBox(state, approval, { onDone, onCancel }) {
       if (answer.status !== 201) return announce(words(state).failed(answer.body.message));
       state.editOptions.delete(approval.approval_id);
       state.editJsonOpen.delete(approval.approval_id);
+      state.editTouched.delete(approval.approval_id);
       announce(words(state).editMade);
       onCancel();
     });
@@ -124,6 +150,7 @@ export function toolCallEditBox(state, approval, { onDone, onCancel }) {
   const cancel = element("button", { type: "button", class: "secondary", "data-action": "edit-cancel", text: words(state).editCancel });
   cancel.addEventListener("click", () => {
     state.editOptions.delete(approval.approval_id);
+    state.editTouched.delete(approval.approval_id);
     onCancel();
   });
   box.append(cancel);

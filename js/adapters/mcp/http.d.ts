@@ -11,6 +11,8 @@ export interface ServeMcpGatewayOptions {
   path?: string;
   /** A server per request, no session (URL-mode elicitation then falls back to `requestState`). */
   stateless?: boolean;
+  /** The Host headers answered (with or without a port); on a loopback address, by default, only localhost, 127.0.0.1 and [::1] (DNS rebinding protection). */
+  allowedHosts?: string[];
   /** The most events kept for clients that resume (10,000). */
   maxEvents?: number;
   /** The most sessions open at once (1,000). */

@@ -10,7 +10,9 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { typedError } from "../approver/errors.js";
 import { readOptions } from "../approver/options.js";
 
-const SERVE_OPTIONS = { port: "number", host: "string", path: "string", stateless: "boolean", maxEvents: "number", maxSessions: "number", authenticate: "function" };
+const SERVE_OPTIONS = { port: "number", host: "string", path: "string", stateless: "boolean", maxEvents: "number", maxSessions: "number", authenticate: "function", allowedHosts: "array" };
+/** The loopback names: a gateway listening on one answers only requests addressed to one (DNS rebinding). */
+const LOOPBACK = ["127.0.0.1", "localhost", "::1", "[::1]"];
 /** The most events kept for clients that reconnect, across every stream (the oldest are forgotten first). */
 const MAX_EVENTS = 10_000;
 /** The most sessions open at once: a new client beyond is refused (503), an old one is never dropped for it. */
@@ -49,7 +51,8 @@ const jsonRpcError = (response, status, code, message) => {
 
 /**
  * Serves `gateway` (from `createMcpGateway`) at `http://host:port/path`. Options: `port` (0: any free one),
- * `host` ("127.0.0.1"), `path` ("/mcp"), `stateless` (false), `maxEvents` and `maxSessions` (the bounds of what
+ * `host` ("127.0.0.1"), `path` ("/mcp"), `stateless` (false), `allowedHosts` (the Host headers answered: on a
+ * loopback address, by default, only localhost, 127.0.0.1 and [::1]), `maxEvents` and `maxSessions` (the bounds of what
  * is kept in memory), `authenticate(request)` (the caller's `{ clientId, token, scopes }`, or null for 401;
  * the gateway joins an authenticated client's retries across connections). Resolves to `{ url, sessions(),
  * close() }`.
@@ -57,7 +60,10 @@ const jsonRpcError = (response, status, code, message) => {
 export async function serveMcpGateway(gateway, options = {}) {
   const given = readOptions("serveMcpGateway", "options", options, SERVE_OPTIONS);
   if (typeof gateway?.createServer !== "function") throw typedError("invalid_input", "gateway", "gateway must be what createMcpGateway resolved to");
-  const { port = 0, host = "127.0.0.1", path = "/mcp", stateless = false, maxEvents = MAX_EVENTS, maxSessions = MAX_SESSIONS, authenticate } = given;
+  const { port = 0, host = "127.0.0.1", path = "/mcp", stateless = false, maxEvents = MAX_EVENTS, maxSessions = MAX_SESSIONS, authenticate, allowedHosts } = given;
+  if (allowedHosts !== undefined && !allowedHosts.every((name) => typeof name === "string" && name !== "")) {
+    throw typedError("invalid_input", "options.allowedHosts", "allowedHosts must list host names (strings, with or without a port)");
+  }
   for (const [name, value] of [["port", port], ["maxEvents", maxEvents], ["maxSessions", maxSessions]]) {
     if (!Number.isSafeInteger(value) || value < 0) throw typedError("invalid_input", `options.${name}`, `${name} must be a whole number, 0 or more`);
   }
@@ -65,7 +71,18 @@ export async function serveMcpGateway(gateway, options = {}) {
   const eventStore = memoryEventStore(maxEvents);
   const sessions = new Map();
 
+  // The Host headers answered: `allowedHosts`, or on a loopback address the loopback names (a web page
+  // elsewhere cannot reach the gateway by rebinding its own name to 127.0.0.1); otherwise any.
+  const hostsAllowed = allowedHosts ?? (LOOPBACK.includes(host) ? ["localhost", "127.0.0.1", "[::1]"] : null);
+  const hostAllowed = (header) => {
+    if (hostsAllowed === null) return true;
+    if (typeof header !== "string") return false;
+    const name = header.replace(/:\d+$/, "").toLowerCase();
+    return hostsAllowed.some((allowed) => allowed.toLowerCase() === header.toLowerCase() || allowed.toLowerCase() === name);
+  };
+
   async function handle(request, response) {
+    if (!hostAllowed(request.headers.host)) return jsonRpcError(response, 403, -32000, "the Host header names no host this gateway answers (allowedHosts)");
     const url = new URL(request.url ?? "/", "http://localhost");
     if (url.pathname !== path) return jsonRpcError(response, 404, -32601, `not found: the gateway is at ${path}`);
     if (authenticate) {

@@ -17,7 +17,7 @@ import { isPlainObject } from "../approver/plain-object.js";
 import { GOVERN_TOOL_CALLS_OPTIONS, closestName, readOptions } from "../approver/options.js";
 import { signReceipt } from "../approver/index.js";
 import { receiptChain } from "./receipts.js";
-import { protocolError, relayFromClient, relayFromUpstream, relayOptions, relayed, relayedCapabilities, requestsInFlight } from "./relay.js";
+import { protocolError, relayFromClient, relayFromUpstream, relayOptions, relayed, relayedCapabilities, requestsInFlight, upstreamMeta } from "./relay.js";
 import { liveToolList } from "./tool-list.js";
 
 /** The longest arguments of a governed call, as canonical JSON, that a person is asked to read (the edge guard's bound too). */
@@ -308,7 +308,7 @@ export async function createMcpGateway(options) {
       return errorResult(refusal.message, { ...receipt, ...settled }, refusal.ran);
     }
     const result = outcome.output;
-    return { ...result, _meta: { ...(result?._meta ?? {}), ...receipt, ...settled, [RAN_META]: "ran" } };
+    return { ...result, _meta: { ...upstreamMeta(result?._meta), ...receipt, ...settled, [RAN_META]: "ran" } };
   }
 
   /**
@@ -327,7 +327,8 @@ export async function createMcpGateway(options) {
     const upstream = await connection.upstream();
     const governedSet = governedNow();
     if (governedSet.isWhitelisted(name)) {
-      return relayed(() => upstream.request({ method: "tools/call", params: request.params }, CallToolResultSchema, relayOptions(request, extra)));
+      const answer = await relayed(() => upstream.request({ method: "tools/call", params: request.params }, CallToolResultSchema, relayOptions(request, extra)));
+      return { ...answer, _meta: upstreamMeta(answer?._meta) };
     }
     let digest;
     try {

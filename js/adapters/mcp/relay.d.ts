@@ -9,6 +9,8 @@ export declare const RELIST_AFTER_MS: number;
 
 /** A JSON-RPC error said once, with the other side's code, words and data. */
 export declare function protocolError(code: number, message: string, data?: unknown): Error & { code: number; data?: unknown };
+/** A result's `_meta` from the upstream without a gateway's own keys (`agent-governor/...`). */
+export declare function upstreamMeta(meta: unknown): Record<string, unknown>;
 /** `work()`, with the other side's protocol error passed on as it said it. */
 export declare function relayed<T>(work: () => Promise<T>): Promise<T>;
 

@@ -34,6 +34,15 @@ export async function relayed(work) {
 }
 
 /**
+ * The upstream's `_meta` of a result without a gateway's own keys (`agent-governor/...`): only the gateway says
+ * what was approved, edited, run or signed.
+ */
+export function upstreamMeta(meta) {
+  if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return {};
+  return Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith("agent-governor/")));
+}
+
+/**
  * The options of a request sent on for one received with `extra`: its abort signal (a cancellation is
  * passed on), and its progress, sent back under the token the sender chose (the SDK numbers its own).
  */
