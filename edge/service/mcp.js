@@ -1,5 +1,10 @@
 // The MCP gateway inside the edge guard: `POST /v1/mcp` (the agent's token) is an MCP server (Streamable
-// HTTP, stateless) in front of the MCP server at MCP_UPSTREAM_URL. `tools/list` passes through; a `tools/call`
+// HTTP, stateless: a server per request, answering over SSE) in front of the MCP server at MCP_UPSTREAM_URL,
+// with one session to it per inbox. Everything but a governed call passes through (agent-governor/mcp/relay):
+// resources, prompts, completion, logging, progress, cancellation, pings, and the upstream's requests and
+// messages during a client's request (sampling, elicitation, roots, logs), which go to that request's stream
+// when it is the only one in flight (never to another agent's). Whether a name is governed is decided per
+// call against the upstream's tool list as it is now. A `tools/call`
 // of a tool not in MCP_WHITELIST becomes an approval in this inbox (a `tool_call` change: the tool and its
 // arguments as canonical JSON), which people approve like any other, with their keys or passkeys. The answer
 // carries the approval's lines, its link and a `requestState` naming it; the client calls again with that
@@ -9,10 +14,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, CallToolResultSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { readJson, toolCallChange } from "agent-governor/guard";
-import { protocolError, relayed, upstreamMeta } from "agent-governor/mcp/relay";
+import { liveToolList, protocolError, relayFromClient, relayFromUpstream, relayOptions, relayed, relayedCapabilities, requestsInFlight, upstreamMeta } from "agent-governor/mcp/relay";
 import { HttpError, MAX_BODY_DEPTH } from "./http.js";
 
 /** The change type of a tool call, and the prefix of a request state (then the approval's id). */
@@ -26,10 +31,6 @@ const RECEIPT_META = "agent-governor/receipt";
 const RAN_META = "agent-governor/ran";
 /** Where a governed call forwarded to the upstream carries its idempotency key: the request's `_meta`. */
 const IDEMPOTENCY_KEY_META = "agent-governor/idempotency_key";
-
-/** How often the upstream's tools are listed again for a name not in the list, and how many pages at most. */
-const RELIST_AFTER_MS = 10_000;
-const MAX_PAGES = 100;
 
 /**
  * A governed call's answer that is not its result, with what became of the call in `_meta[RAN_META]`: "ran"
@@ -45,10 +46,10 @@ export class McpUpstream {
     this.client = null;
     // What each applied call answered, by its approval's id, until the request that applied it reads it.
     this.answers = new Map();
-    this.names = null;
-    // Each tool's input schema as the upstream listed it, by name.
-    this.schemas = new Map();
     this.validator = new CfWorkerJsonSchemaValidator();
+    // The upstream's tools as it lists them now, and the clients' requests in flight through this gateway.
+    this.tools = liveToolList((cursor) => this.again((client) => client.listTools(cursor === undefined ? {} : { cursor })));
+    this.inFlight = requestsInFlight();
   }
 
   /**
@@ -56,8 +57,9 @@ export class McpUpstream {
    * fit the tool as it is), or null when it gives none; 404 when it has no such tool now.
    */
   async toolSchema(name) {
-    if (!(await this.again((client) => this.listNames(client, name)))) throw new HttpError(404, "not_found", `the upstream has no tool ${JSON.stringify(name)} now`);
-    return this.schemas.get(name) ?? null;
+    await this.tools.refresh();
+    if (!this.tools.names().includes(name)) throw new HttpError(404, "not_found", `the upstream has no tool ${JSON.stringify(name)} now`);
+    return this.tools.schema(name);
   }
 
   /** Why `args` do not fit tool `name`'s input schema, in words; null when they do (or it gives none). */
@@ -73,11 +75,9 @@ export class McpUpstream {
     return check.valid ? null : (check.errorMessage ?? "not valid");
   }
 
-  /** Whether the upstream has tool `name` (its list read once, and again at most every 10 s for a name not in it). */
-  async hasTool(name) {
-    if (this.names?.has(name)) return true;
-    if (this.listedAt !== undefined && Date.now() - this.listedAt < RELIST_AFTER_MS) return false;
-    return this.again((client) => this.listNames(client, name));
+  /** Whether the upstream has tool `name` now (listed again on a list change, and for an unknown name at most every 10 s). */
+  hasTool(name) {
+    return this.tools.has(name);
   }
 
   /**
@@ -91,26 +91,6 @@ export class McpUpstream {
       await this.reconnect();
       return read(await this.connected());
     }
-  }
-
-  async listNames(client, name) {
-    const names = new Set();
-    const schemas = new Map();
-    let cursor;
-    // At most MAX_PAGES pages: an upstream that repeats a cursor ends the listing, not the guard.
-    for (let page = 0; page < MAX_PAGES; page += 1) {
-      const answer = await client.listTools(cursor === undefined ? {} : { cursor });
-      for (const tool of answer.tools) {
-        names.add(tool.name);
-        if (tool.inputSchema && typeof tool.inputSchema === "object") schemas.set(tool.name, tool.inputSchema);
-      }
-      cursor = answer.nextCursor;
-      if (cursor === undefined) break;
-    }
-    this.names = names;
-    this.schemas = schemas;
-    this.listedAt = Date.now();
-    return names.has(name);
   }
 
   /** Drops the upstream client (its session is gone); the next use initializes a new one. */
@@ -127,7 +107,13 @@ export class McpUpstream {
   connected() {
     this.client ??= (async () => {
       // Ajv compiles schemas to code, which workerd does not run: the SDK's validator for Workers instead.
-      const client = new Client(SERVER_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+      // The clients are many and stateless here: the session declares what an agent's client may be asked
+      // (each such request goes to the request in flight, whose client answers or refuses it).
+      const client = new Client(SERVER_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), capabilities: { sampling: {}, elicitation: { form: {} }, roots: {} } });
+      relayFromUpstream(client, this.inFlight, () => [], {
+        onlyWhenAlone: true,
+        onNotification: (notification) => notification.method === "notifications/tools/list_changed" && this.tools.changed(),
+      });
       await client.connect(new StreamableHTTPClientTransport(this.url));
       return client;
     })();
@@ -195,12 +181,13 @@ function askedAndDeciding(inbox, view) {
 const EDITED_META = "agent-governor/edited";
 
 /** `tools/call`: forwarded (whitelisted), proposed (new), or applied once its approval is signed. */
-async function callTool(inbox, upstream, params, asker) {
-  const { name, arguments: args = {}, _meta: meta = {} } = params;
+async function callTool(inbox, upstream, callRequest, extra, asker) {
+  const { name, arguments: args = {}, _meta: meta = {} } = callRequest.params;
   // Nothing is proposed for a tool the upstream does not have.
   if (!(await upstream.hasTool(name))) throw protocolError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
   if (upstream.whitelist.has(name)) {
-    const answer = await relayed(async () => (await upstream.connected()).callTool({ name, arguments: args }));
+    const client = await upstream.connected();
+    const answer = await relayed(() => client.request({ method: "tools/call", params: callRequest.params }, CallToolResultSchema, relayOptions(callRequest, extra)));
     return { ...answer, _meta: upstreamMeta(answer?._meta) };
   }
   let change;
@@ -267,10 +254,19 @@ async function callTool(inbox, upstream, params, asker) {
 export async function mcpEndpoint(inbox, request, roles) {
   const asker = askerOf(roles);
   const upstream = inbox.mcp;
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  server.setRequestHandler(ListToolsRequestSchema, (listRequest) => relayed(() => upstream.again((client) => client.listTools(listRequest.params))));
-  server.setRequestHandler(CallToolRequestSchema, (callRequest) => callTool(inbox, upstream, callRequest.params, asker));
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  // The upstream's capabilities, as it declares them (read from this inbox's session to it).
+  let capabilities = { tools: {} };
+  try {
+    capabilities = relayedCapabilities(await upstream.connected());
+  } catch {
+    // Unreachable now: tools only, and each request says why it fails.
+  }
+  const server = new Server(SERVER_INFO, { capabilities, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  relayFromClient(server, { request: async (...sent) => (await upstream.connected()).request(...sent), notification: async (sent) => (await upstream.connected()).notification(sent) }, upstream.inFlight);
+  server.setRequestHandler(ListToolsRequestSchema, (listRequest, extra) => upstream.inFlight.track(extra, () => relayed(() => upstream.again((client) => client.listTools(listRequest.params)))));
+  server.setRequestHandler(CallToolRequestSchema, (callRequest, extra) => upstream.inFlight.track(extra, () => callTool(inbox, upstream, callRequest, extra, asker)));
+  // Answered over SSE: what the upstream says or asks during a call reaches the client on its stream.
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   await server.connect(transport);
   // The body is read by the core, as every other body here: a duplicate key or a nesting too deep is refused,
   // never resolved by whichever parser reads it.

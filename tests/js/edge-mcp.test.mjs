@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startTaskBoard } from "../../examples/task-board.mjs";
 import { AGENT, INBOX, approve, registerEd25519, startGuardService } from "./edge-service-support.mjs";
@@ -269,6 +270,31 @@ test("a person edits a governed call's arguments before approving: checked again
     // The audit keeps the proposal and the edit.
     const audit = (await guard.client.get(`/v1/audit?approval_id=${drafted.body.approval_id}`)).body.records.map((record) => record.event);
     assert.ok(audit.includes("edit_proposed") && audit.includes("apply"), audit.join(", "));
+  } finally {
+    await client.close();
+  }
+});
+
+test("everything but a governed call passes through the edge gateway: resources, prompts, logging, progress and pings, with the upstream's capabilities", async () => {
+  const client = await agentClient();
+  const logs = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => logs.push(notification.params.data));
+  try {
+    assert.ok(client.getServerCapabilities().logging && client.getServerCapabilities().resources && client.getServerCapabilities().prompts, JSON.stringify(client.getServerCapabilities()));
+    assert.deepEqual((await client.listResources()).resources.map((resource) => resource.uri), ["mail://signature"]);
+    assert.equal((await client.readResource({ uri: "mail://signature" })).contents[0].text, "-- the sample mail server");
+    assert.deepEqual((await client.listPrompts()).prompts.map((prompt) => prompt.name), ["compose"]);
+    assert.equal((await client.getPrompt({ name: "compose", arguments: { to: "ann" } })).messages[0].content.text, "Write to ann");
+    assert.deepEqual(await client.setLoggingLevel("info"), {});
+    assert.deepEqual(await client.ping(), {});
+    // A whitelisted call: its progress under the client's own token and its log, on the call's stream.
+    const progress = [];
+    const answer = await client.callTool({ name: "lookup", arguments: { word: "relay" } }, undefined, { onprogress: (step) => progress.push(step.progress) });
+    assert.equal(answer.content[0].text, "relay: found");
+    assert.deepEqual(progress, [1]);
+    assert.ok(logs.includes("looking up relay"), JSON.stringify(logs));
+    // An upstream's error comes back with its code and words.
+    await assert.rejects(client.getPrompt({ name: "nobody" }), (error) => error.code === -32602 && /nobody/.test(error.message));
   } finally {
     await client.close();
   }

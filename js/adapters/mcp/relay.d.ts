@@ -21,6 +21,7 @@ type Extra = { signal?: AbortSignal; sendNotification(notification: unknown): Pr
 export interface RequestsInFlight {
   track<T>(extra: Extra, work: () => Promise<T>): Promise<T>;
   newest(): Extra | undefined;
+  only(): Extra | undefined;
 }
 export declare function requestsInFlight(): RequestsInFlight;
 
@@ -31,7 +32,7 @@ export declare function relayFromUpstream(
   upstream: Client,
   inFlight: RequestsInFlight,
   servers: () => Server[],
-  options?: { onNotification?: (notification: { method: string; params?: unknown }) => void; onError?: (error: unknown) => void },
+  options?: { onNotification?: (notification: { method: string; params?: unknown }) => void; onError?: (error: unknown) => void; onlyWhenAlone?: boolean },
 ): void;
 /** The capabilities a gateway declares: the upstream's, with tools. */
 export declare function relayedCapabilities(upstream: Client): Record<string, unknown>;
@@ -42,6 +43,7 @@ export interface LiveToolList {
   schema(name: string): Record<string, unknown> | null;
   names(): string[];
   changed(): void;
+  refresh(): Promise<void>;
 }
 export declare function liveToolList(
   listPage: (cursor?: string) => Promise<{ tools: { name: string; inputSchema?: Record<string, unknown> }[]; nextCursor?: string }>,

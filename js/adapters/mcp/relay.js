@@ -83,6 +83,8 @@ export function requestsInFlight() {
     },
     /** The newest request in flight's `extra`, or undefined. */
     newest: () => entries.at(-1)?.extra,
+    /** The request in flight when there is exactly one (else undefined): for an upstream several clients share. */
+    only: () => (entries.length === 1 ? entries[0].extra : undefined),
   };
 }
 
@@ -104,9 +106,12 @@ export function relayFromClient(server, upstream, inFlight, onError = () => {}) 
  * for a notification, the only one for a request (with several, nobody can tell whose it is: refused).
  * `onNotification(notification)` is told of each notification first (the gateway's tool list listens).
  */
-export function relayFromUpstream(upstream, inFlight, servers, { onNotification = () => {}, onError = () => {} } = {}) {
+export function relayFromUpstream(upstream, inFlight, servers, { onNotification = () => {}, onError = () => {}, onlyWhenAlone = false } = {}) {
+  // With `onlyWhenAlone` (several agents share the upstream), a message goes to a request only when it is
+  // the only one in flight: never to another agent's stream.
+  const relatedNow = () => (onlyWhenAlone ? inFlight.only() : inFlight.newest());
   upstream.fallbackRequestHandler = (request, extra) => {
-    const related = inFlight.newest();
+    const related = relatedNow();
     if (related) return forwardRequest((sent, schema, options) => related.sendRequest(sent, schema, options), request, extra);
     const open = servers();
     if (open.length !== 1) {
@@ -117,7 +122,7 @@ export function relayFromUpstream(upstream, inFlight, servers, { onNotification 
   upstream.fallbackNotificationHandler = async (notification) => {
     if (OWN_NOTIFICATIONS.has(notification.method)) return;
     onNotification(notification);
-    const related = inFlight.newest();
+    const related = relatedNow();
     if (related) return related.sendNotification(notification).catch(onError);
     await Promise.all(servers().map((server) => server.notification(notification).catch(onError)));
   };

@@ -55,6 +55,8 @@ export function liveToolList(listPage, { relistAfterMs = RELIST_AFTER_MS, now = 
       await refresh();
       return tools.has(name);
     },
+    /** Lists the upstream's tools again now. */
+    refresh,
     /** Tool `name`'s input schema as last listed, or null. */
     schema: (name) => tools?.get(name)?.inputSchema ?? null,
     /** The names as last listed (empty before the first listing). */

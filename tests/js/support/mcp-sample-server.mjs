@@ -11,13 +11,22 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { z } from "zod";
 
 export function sampleServer(sentLog) {
-  const server = new McpServer({ name: "sample-mail", version: "1" });
+  const server = new McpServer({ name: "sample-mail", version: "1" }, { capabilities: { logging: {} } });
+  // Beside its tools, a resource and a prompt (what a gateway must pass through untouched).
+  server.registerResource("signature", "mail://signature", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, text: "-- the sample mail server" }] }));
+  server.registerPrompt("compose", { argsSchema: { to: z.string() } }, ({ to }) => ({ messages: [{ role: "user", content: { type: "text", text: `Write to ${to}` } }] }));
   server.registerTool("send_email", { description: "Sends an email", inputSchema: { to: z.string(), subject: z.string() } }, async (args, extra) => {
     appendFileSync(sentLog, `${JSON.stringify(args)}\n`);
     appendFileSync(`${sentLog}.keys`, `${JSON.stringify(extra?._meta?.["agent-governor/idempotency_key"] ?? null)}\n`);
     return { content: [{ type: "text", text: `sent to ${args.to}` }] };
   });
-  server.registerTool("lookup", { description: "Looks a word up", inputSchema: { word: z.string() } }, async ({ word }) => ({ content: [{ type: "text", text: `${word}: found` }] }));
+  // Looking up reports its progress (with a progress token) and logs what it looks up, on the call's stream.
+  server.registerTool("lookup", { description: "Looks a word up", inputSchema: { word: z.string() } }, async ({ word }, extra) => {
+    const token = extra?._meta?.progressToken;
+    if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: 1, total: 1 } });
+    await extra.sendNotification({ method: "notifications/message", params: { level: "info", data: `looking up ${word}` } });
+    return { content: [{ type: "text", text: `${word}: found` }] };
+  });
   return server;
 }
 
