@@ -824,7 +824,10 @@ fn an_action_not_applied_because_the_world_moved_on_is_no_failure_and_the_loop_j
             .any(|line| line.contains("not applied") && !line.contains("FAILED"))
     );
     assert!(approval_request(&moved).is_none(), "no re-run is offered");
-    assert!(asks_judge(&moved), "the world as it is now is judged at once");
+    assert!(
+        asks_judge(&moved),
+        "the world as it is now is judged at once"
+    );
     assert_eq!(host.state.mode, Mode::Judging);
     assert!(host.state.halt.is_none());
     let digest = &host.state.last_result.as_ref().unwrap().action.digest;

@@ -14,11 +14,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, CallToolResultSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, CallToolResultSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { readJson, toolCallChange } from "agent-governor/guard";
-import { liveToolList, protocolError, relayFromClient, relayFromUpstream, relayOptions, relayed, relayedCapabilities, requestsInFlight, upstreamMeta } from "agent-governor/mcp/relay";
+import { liveToolList, protocolError, relayFromClient, relayFromUpstream, relayLoggingLevel, relayOptions, relayed, relayedCapabilities, requestsInFlight, upstreamMeta } from "agent-governor/mcp/relay";
 import { HttpError, MAX_BODY_DEPTH } from "./http.js";
+
+/** How many applied calls' answers are kept for the requests that applied them, at most. */
+const MAX_ANSWERS_KEPT = 100;
 
 /** The change type of a tool call, and the prefix of a request state (then the approval's id). */
 export const TOOL_CALL = "tool_call";
@@ -87,7 +90,9 @@ export class McpUpstream {
   async again(read) {
     try {
       return await read(await this.connected());
-    } catch {
+    } catch (error) {
+      // The upstream answered (a bad cursor, an unknown method): its session is fine, and shared.
+      if (error instanceof McpError) throw error;
       await this.reconnect();
       return read(await this.connected());
     }
@@ -144,6 +149,8 @@ export class McpUpstream {
         const params = { name: confirmation.node_id, arguments: JSON.parse(confirmation.proposed_change.to), _meta: { [IDEMPOTENCY_KEY_META]: idempotencyKey } };
         const answer = await client.callTool(params);
         this.answers.set(confirmation.confirmation_id, answer);
+        // Read by the request that applied it; one applied through /v1/apply is never read: the oldest go.
+        while (this.answers.size > MAX_ANSWERS_KEPT) this.answers.delete(this.answers.keys().next().value);
         return { status: 200, body: { applied: true } };
       },
     };
@@ -183,6 +190,8 @@ const EDITED_META = "agent-governor/edited";
 /** `tools/call`: forwarded (whitelisted), proposed (new), or applied once its approval is signed. */
 async function callTool(inbox, upstream, callRequest, extra, asker) {
   const { name, arguments: args = {}, _meta: meta = {} } = callRequest.params;
+  // A call runs as a plain call: as a task, its result would reach the client only after it ran, refused.
+  if (callRequest.params.task !== undefined) throw protocolError(ErrorCode.InvalidParams, "this gateway runs tool calls as plain calls, not as tasks");
   // Nothing is proposed for a tool the upstream does not have.
   if (!(await upstream.hasTool(name))) throw protocolError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
   if (upstream.whitelist.has(name)) {
@@ -257,12 +266,14 @@ export async function mcpEndpoint(inbox, request, roles) {
   // The upstream's capabilities, as it declares them (read from this inbox's session to it).
   let capabilities = { tools: {} };
   try {
-    capabilities = relayedCapabilities(await upstream.connected());
+    capabilities = relayedCapabilities(await upstream.connected(), { shared: true });
   } catch {
     // Unreachable now: tools only, and each request says why it fails.
   }
   const server = new Server(SERVER_INFO, { capabilities, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  relayFromClient(server, { request: async (...sent) => (await upstream.connected()).request(...sent), notification: async (sent) => (await upstream.connected()).notification(sent) }, upstream.inFlight);
+  const session = { request: async (...sent) => (await upstream.connected()).request(...sent), notification: async (sent) => (await upstream.connected()).notification(sent) };
+  relayFromClient(server, session, upstream.inFlight);
+  if (capabilities.logging) relayLoggingLevel(server, session, upstream.inFlight);
   server.setRequestHandler(ListToolsRequestSchema, (listRequest, extra) => upstream.inFlight.track(extra, () => relayed(() => upstream.again((client) => client.listTools(listRequest.params)))));
   server.setRequestHandler(CallToolRequestSchema, (callRequest, extra) => upstream.inFlight.track(extra, () => callTool(inbox, upstream, callRequest, extra, asker)));
   // Answered over SSE: what the upstream says or asks during a call reaches the client on its stream.

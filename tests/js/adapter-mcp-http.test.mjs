@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -103,6 +104,27 @@ test("bad options are refused by name; the event store replays a stream's events
     await assert.rejects(serveMcpGateway(gateway, { port: -1 }), { code: "invalid_input", path: "options.port" });
     await assert.rejects(serveMcpGateway(gateway, { path: "mcp" }), { code: "invalid_input", path: "options.path" });
     await assert.rejects(serveMcpGateway({}, {}), { code: "invalid_input", path: "gateway" });
+    // Every interface needs the Host names it answers; on loopback another Host header is refused.
+    await assert.rejects(serveMcpGateway(gateway, { host: "0.0.0.0" }), { code: "invalid_input", path: "options.allowedHosts" });
+    const served = await serveMcpGateway(gateway);
+    try {
+      // A page elsewhere whose name now points here (DNS rebinding): its Host header is its own name.
+      const rebound = await new Promise((resolve, reject) => {
+        const sent = httpRequest(served.url, { method: "POST", headers: { host: "evil.example", "content-type": "application/json", accept: "application/json, text/event-stream" } }, (response) => {
+          response.resume();
+          resolve(response.statusCode);
+        });
+        sent.on("error", reject);
+        sent.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } }));
+      });
+      assert.equal(rebound, 403);
+      assert.deepEqual(served.sessions(), [], "nothing kept for a refused request");
+      const notInitialize = await fetch(served.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+      assert.equal(notInitialize.status, 400);
+      assert.deepEqual(served.sessions(), []);
+    } finally {
+      await served.close();
+    }
   } finally {
     await gateway.close();
   }

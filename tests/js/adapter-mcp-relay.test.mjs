@@ -17,6 +17,7 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  SetLevelRequestSchema,
   SubscribeRequestSchema,
   ToolListChangedNotificationSchema,
   UnsubscribeRequestSchema,
@@ -41,6 +42,10 @@ function upstreamWorld() {
     mcp.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
       world.subscribed.add(request.params.uri);
       setTimeout(() => mcp.server.sendResourceUpdated({ uri: request.params.uri }).catch(() => {}), 10);
+      return {};
+    });
+    mcp.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+      world.level = request.params.level;
       return {};
     });
     mcp.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
@@ -141,6 +146,7 @@ test("everything but a governed call passes through both ways, with the upstream
     assert.deepEqual((await client.complete({ ref: { type: "ref/prompt", name: "greet" }, argument: { name: "name", value: "Al" } })).completion.values, ["Alan"]);
     // Logging level, pings, and an upstream's error passed on with its code and words.
     assert.deepEqual(await client.setLoggingLevel("debug"), {});
+    assert.equal(world.level, "debug", "the level reached the upstream");
     assert.deepEqual(await client.ping(), {});
     await assert.rejects(client.getPrompt({ name: "nobody" }), (error) => error.code === ErrorCode.InvalidParams && /nobody/.test(error.message) && !/MCP error -32602: MCP error/.test(error.message));
     // A whitelisted call: its progress under the client's own token, its log, and the upstream's requests to
@@ -234,5 +240,27 @@ test("a governed call's arguments are at most 16 KiB as canonical JSON, as the e
   } finally {
     await client.close();
     await gateway.close();
+  }
+});
+
+test("one upstream shared by two connections: what the upstream says with no request in flight goes to neither (it is some client's), but a list change goes to both; a call as a task, and another client's request state, are refused", async () => {
+  const world = upstreamWorld();
+  const upstream = new Client({ name: "shared", version: "1" });
+  await upstream.connect(await connectedPair(world.make()));
+  const { privateKey } = await crypto.subtle.generateKey({ name: "Ed25519" }, false, ["sign", "verify"]);
+  const gateway = await createMcpGateway({ upstream, store: new MemoryStore(), keys: KEYS, whitelist: ["echo"], receiptKey: { keyId: "gateway", privateKey } });
+  const ada = await agentOf(gateway);
+  const bob = await agentOf(gateway);
+  try {
+    assert.equal(ada.client.getServerCapabilities().resources.subscribe, false, "a shared session cannot route a subscription's updates");
+    await world.instances[0].server.sendLoggingMessage({ level: "info", data: "whose is this?" });
+    world.addLateTool();
+    await until(() => ada.heard.toolsChanged > 0 && bob.heard.toolsChanged > 0, "the list change at both");
+    assert.deepEqual([ada.heard.logs, bob.heard.logs], [[], []], "a message nobody can place goes to nobody");
+    await assert.rejects(ada.client.callTool({ name: "send", arguments: { text: "t" }, task: { ttl: 1000 } }), (error) => /task/i.test(error.message), "no task: the gateway declares none, and refuses one");
+  } finally {
+    await ada.client.close();
+    await bob.client.close();
+    await upstream.close();
   }
 });

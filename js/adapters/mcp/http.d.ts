@@ -11,9 +11,11 @@ export interface ServeMcpGatewayOptions {
   path?: string;
   /** A server per request, no session (URL-mode elicitation then falls back to `requestState`). */
   stateless?: boolean;
-  /** The Host headers answered (with or without a port); on a loopback address, by default, only localhost, 127.0.0.1 and [::1] (DNS rebinding protection). */
+  /** The Host headers answered (with or without a port); on a loopback address, by default, only localhost, 127.0.0.1, [::1] and the host (DNS rebinding protection); required on any other address. */
   allowedHosts?: string[];
-  /** The most events kept for clients that resume (10,000). */
+  /** An idle session is closed after this long (30 minutes). */
+  sessionIdleMs?: number;
+  /** The most events kept per session for a client that resumes (1,000). */
   maxEvents?: number;
   /** The most sessions open at once (1,000). */
   maxSessions?: number;

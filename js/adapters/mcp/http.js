@@ -10,15 +10,30 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { typedError } from "../approver/errors.js";
 import { readOptions } from "../approver/options.js";
 
-const SERVE_OPTIONS = { port: "number", host: "string", path: "string", stateless: "boolean", maxEvents: "number", maxSessions: "number", authenticate: "function", allowedHosts: "array" };
-/** The loopback names: a gateway listening on one answers only requests addressed to one (DNS rebinding). */
-const LOOPBACK = ["127.0.0.1", "localhost", "::1", "[::1]"];
-/** The most events kept for clients that reconnect, across every stream (the oldest are forgotten first). */
-const MAX_EVENTS = 10_000;
+const SERVE_OPTIONS = {
+  port: "number",
+  host: "string",
+  path: "string",
+  stateless: "boolean",
+  maxEvents: "number",
+  maxSessions: "number",
+  sessionIdleMs: "number",
+  authenticate: "function",
+  allowedHosts: "array",
+};
+/** Whether `host` is a loopback address: a gateway listening on one answers only requests addressed to one. */
+const isLoopback = (host) => host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+/** The most events kept per session for a client that reconnects (the oldest are forgotten first). */
+const MAX_EVENTS = 1_000;
+/** A session no request has used for this long is closed (its client initializes again if it comes back). */
+const SESSION_IDLE_MS = 30 * 60 * 1000;
 /** The most sessions open at once: a new client beyond is refused (503), an old one is never dropped for it. */
 const MAX_SESSIONS = 1_000;
 
-/** Events kept for resumption, in memory, the newest `limit` across every stream. */
+/**
+ * Events kept for resumption, in memory, the newest `limit` across every stream of one session (each session
+ * has its own: a client resuming is never replayed another session's messages).
+ */
 export function memoryEventStore(limit = MAX_EVENTS) {
   const events = new Map();
   return {
@@ -52,7 +67,8 @@ const jsonRpcError = (response, status, code, message) => {
 /**
  * Serves `gateway` (from `createMcpGateway`) at `http://host:port/path`. Options: `port` (0: any free one),
  * `host` ("127.0.0.1"), `path` ("/mcp"), `stateless` (false), `allowedHosts` (the Host headers answered: on a
- * loopback address, by default, only localhost, 127.0.0.1 and [::1]), `maxEvents` and `maxSessions` (the bounds of what
+ * loopback address, by default, only localhost, 127.0.0.1, [::1] and the host; required on any other),
+ * `sessionIdleMs` (30 min: an idle session is closed), `maxEvents` and `maxSessions` (the bounds of what
  * is kept in memory), `authenticate(request)` (the caller's `{ clientId, token, scopes }`, or null for 401;
  * the gateway joins an authenticated client's retries across connections). Resolves to `{ url, sessions(),
  * close() }`.
@@ -60,22 +76,35 @@ const jsonRpcError = (response, status, code, message) => {
 export async function serveMcpGateway(gateway, options = {}) {
   const given = readOptions("serveMcpGateway", "options", options, SERVE_OPTIONS);
   if (typeof gateway?.createServer !== "function") throw typedError("invalid_input", "gateway", "gateway must be what createMcpGateway resolved to");
-  const { port = 0, host = "127.0.0.1", path = "/mcp", stateless = false, maxEvents = MAX_EVENTS, maxSessions = MAX_SESSIONS, authenticate, allowedHosts } = given;
+  const { port = 0, host = "127.0.0.1", path = "/mcp", stateless = false, maxEvents = MAX_EVENTS, maxSessions = MAX_SESSIONS, sessionIdleMs = SESSION_IDLE_MS, authenticate, allowedHosts } = given;
   if (allowedHosts !== undefined && !allowedHosts.every((name) => typeof name === "string" && name !== "")) {
     throw typedError("invalid_input", "options.allowedHosts", "allowedHosts must list host names (strings, with or without a port)");
   }
-  for (const [name, value] of [["port", port], ["maxEvents", maxEvents], ["maxSessions", maxSessions]]) {
+  for (const [name, value] of [["port", port], ["maxEvents", maxEvents], ["maxSessions", maxSessions], ["sessionIdleMs", sessionIdleMs]]) {
     if (!Number.isSafeInteger(value) || value < 0) throw typedError("invalid_input", `options.${name}`, `${name} must be a whole number, 0 or more`);
   }
   if (!path.startsWith("/")) throw typedError("invalid_input", "options.path", "path must start with /");
-  const eventStore = memoryEventStore(maxEvents);
+  // Every interface, or a name of this machine: which Host headers are its own only the caller knows.
+  if (!isLoopback(host) && allowedHosts === undefined) {
+    throw typedError("invalid_input", "options.allowedHosts", `listening on ${host} needs allowedHosts, the Host headers this gateway answers (a loopback host checks them itself)`);
+  }
   const sessions = new Map();
+  // Sessions idle for `sessionIdleMs` are closed (a client that comes back initializes again).
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (now - session.usedAt > sessionIdleMs) {
+        sessions.delete(id);
+        session.transport.close().catch(() => {});
+      }
+    }
+  }, Math.max(1000, Math.min(sessionIdleMs, 60_000)));
+  sweep.unref?.();
 
   // The Host headers answered: `allowedHosts`, or on a loopback address the loopback names (a web page
   // elsewhere cannot reach the gateway by rebinding its own name to 127.0.0.1); otherwise any.
-  const hostsAllowed = allowedHosts ?? (LOOPBACK.includes(host) ? ["localhost", "127.0.0.1", "[::1]"] : null);
+  const hostsAllowed = allowedHosts ?? ["localhost", "127.0.0.1", "[::1]", host];
   const hostAllowed = (header) => {
-    if (hostsAllowed === null) return true;
     if (typeof header !== "string") return false;
     const name = header.replace(/:\d+$/, "").toLowerCase();
     return hostsAllowed.some((allowed) => allowed.toLowerCase() === header.toLowerCase() || allowed.toLowerCase() === name);
@@ -105,6 +134,7 @@ export async function serveMcpGateway(gateway, options = {}) {
       const session = sessions.get(sessionId);
       // Unknown (this process restarted, or the session ended): the client initializes again.
       if (session === undefined) return jsonRpcError(response, 404, -32001, "session not found: initialize a new one");
+      session.usedAt = Date.now();
       return session.transport.handleRequest(request, response);
     }
     if (request.method !== "POST") return jsonRpcError(response, 400, -32000, "no session: a client starts with an initialize request (POST)");
@@ -112,8 +142,8 @@ export async function serveMcpGateway(gateway, options = {}) {
     const server = gateway.createServer();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      eventStore,
-      onsessioninitialized: (id) => sessions.set(id, { transport, server }),
+      eventStore: memoryEventStore(maxEvents),
+      onsessioninitialized: (id) => sessions.set(id, { transport, server, usedAt: Date.now() }),
       onsessionclosed: (id) => sessions.delete(id),
     });
     transport.onclose = () => {
@@ -121,7 +151,9 @@ export async function serveMcpGateway(gateway, options = {}) {
       server.close().catch(() => {});
     };
     await server.connect(transport);
-    return transport.handleRequest(request, response);
+    await transport.handleRequest(request, response);
+    // Not an initialize (refused by the transport): nothing of it is kept.
+    if (!transport.sessionId) await transport.close().catch(() => {});
   }
 
   const http = createServer((request, response) => {
@@ -141,6 +173,7 @@ export async function serveMcpGateway(gateway, options = {}) {
     sessions: () => [...sessions.keys()],
     /** Stops serving: every session is closed and every connection ended. */
     async close() {
+      clearInterval(sweep);
       for (const { transport } of sessions.values()) await transport.close().catch(() => {});
       sessions.clear();
       http.closeAllConnections?.();

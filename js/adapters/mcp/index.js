@@ -17,11 +17,15 @@ import { isPlainObject } from "../approver/plain-object.js";
 import { GOVERN_TOOL_CALLS_OPTIONS, closestName, readOptions } from "../approver/options.js";
 import { signReceipt } from "../approver/index.js";
 import { receiptChain } from "./receipts.js";
-import { protocolError, relayFromClient, relayFromUpstream, relayOptions, relayed, relayedCapabilities, requestsInFlight, upstreamMeta } from "./relay.js";
+import { protocolError, relayFromClient, relayFromUpstream, relayLoggingLevel, relayOptions, relayed, relayedCapabilities, requestsInFlight, upstreamMeta } from "./relay.js";
 import { liveToolList } from "./tool-list.js";
 
 /** The longest arguments of a governed call, as canonical JSON, that a person is asked to read (the edge guard's bound too). */
 export const MAX_TOOL_CALL_TEXT = 16 * 1024;
+/** How long connecting to the upstream may take before the connection is refused. */
+const CONNECT_TIMEOUT_MS = 30_000;
+/** The newest requests of a connection remembered for a cancellation to withdraw what they asked for. */
+const MAX_ASKED = 100;
 
 /** Where a client puts the confirmation and the request state when it calls again: the request's `_meta`. */
 export const CONFIRMATION_META = "agent-governor/confirmation";
@@ -143,7 +147,18 @@ export async function createMcpGateway(options) {
     }
     const client = new Client(clientInfo, { capabilities });
     relay(client);
-    await client.connect(transport);
+    let timer;
+    try {
+      await Promise.race([
+        client.connect(transport),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(typedError("upstream_unreachable", "options.connectUpstream", `the upstream did not answer within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS))),
+      ]);
+    } catch (error) {
+      await client.close().catch(() => {});
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
     return client;
   }
   // The upstream the gateway lists tools through and reads capabilities from: the shared client, or one of
@@ -156,7 +171,7 @@ export async function createMcpGateway(options) {
   const lister = shared ?? (await connectNew({}, serverInfo, (client) => {
     client.fallbackNotificationHandler = async (notification) => onNotification(notification);
   }));
-  const capabilities = relayedCapabilities(lister);
+  const capabilities = relayedCapabilities(lister, { shared: Boolean(shared) });
   tools = liveToolList((cursor) => lister.listTools(cursor === undefined ? {} : { cursor }));
   await tools.has("");
   // A whitelisted tool the upstream does not have is named (in `warnings`, and on the console); the gateway
@@ -193,6 +208,8 @@ export async function createMcpGateway(options) {
     const { [CONFIRMATION_META]: _confirmation, [REQUEST_STATE_META]: _state, ...clientMeta } = request?.params?._meta ?? {};
     const meta = { ...clientMeta, ...(action ? { [IDEMPOTENCY_KEY_META]: action.idempotencyKey } : {}) };
     const params = { name, arguments: args, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+    // Cancelled before it was sent: it never left.
+    if (context.signal?.aborted) throw notSent(new Error("the client cancelled the call before it was sent"));
     try {
       return await upstream.request({ method: "tools/call", params }, CallToolResultSchema, { ...relayOptions(request ?? {}, extra), signal: context.signal });
     } catch (error) {
@@ -323,6 +340,8 @@ export async function createMcpGateway(options) {
   async function callTool(server, connection, request, extra) {
     const asker = askerOf(connection.id, extra);
     const { name, arguments: args = {}, _meta: meta = {} } = request.params;
+    // A call runs as a plain call: as a task, its result would reach the client only after it ran, refused.
+    if (request.params.task !== undefined) throw protocolError(ErrorCode.InvalidParams, "this gateway runs tool calls as plain calls, not as tasks");
     if (!(await tools.has(name))) throw protocolError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}`);
     const upstream = await connection.upstream();
     const governedSet = governedNow();
@@ -352,6 +371,13 @@ export async function createMcpGateway(options) {
         return errorResult(`${name} was not called: the requestState names another call (${pending.tool}); the arguments must be the approved ones`);
       }
       if (pending.withdrawn) return errorResult(`${name} was not called: its client cancelled the request before a person approved it; call again to ask anew`);
+      // The request state is the asker's: an authenticated client's only, and without a confirmation in
+      // hand (one kept by gateway.approve, URL mode), the connection's that asked.
+      const owner = pending.asker ?? pending.connection;
+      const ownedByClient = typeof owner === "string" && owner.startsWith("client:");
+      if ((ownedByClient || meta[CONFIRMATION_META] === undefined) && owner !== asker) {
+        return errorResult(`${name} was not called: the requestState names a call another client asked for`);
+      }
     } else {
       const callId = await store.get(digestKey(asker, digest));
       if (typeof callId === "string" && callId !== "") pending = await pendingFromState(`${STATE_PREFIX}${callId}`);
@@ -378,6 +404,7 @@ export async function createMcpGateway(options) {
 
     // No approval yet: tell the client what to ask a person. A cancellation of this request withdraws it.
     connection.asked.set(String(extra?.requestId), pending.callId);
+    if (connection.asked.size > MAX_ASKED) connection.asked.delete(connection.asked.keys().next().value);
     const approval = approvalFor(pending);
     const message = `${approval.lines.join("\n")}\nA person must approve this call before it runs.`;
     if (approvalUrl && server.getClientCapabilities()?.elicitation?.url) {
@@ -386,10 +413,16 @@ export async function createMcpGateway(options) {
     return errorResult(message, { [APPROVAL_META]: approval });
   }
 
+  // The protocol's own cancellation (aborting the request's handler) is called before a pending approval is
+  // withdrawn; an SDK without it is refused here rather than cancellations silently lost.
+  if (typeof Server.prototype._oncancel !== "function") {
+    throw typedError("unsupported_sdk", "@modelcontextprotocol/sdk", "this version of the MCP SDK has no Protocol._oncancel: the gateway cannot both cancel a request and withdraw its approval");
+  }
   // What travels between the clients and a shared upstream: the requests in flight across every connection.
   const sharedInFlight = requestsInFlight();
   const servers = new Map();
-  if (shared) relayFromUpstream(shared, sharedInFlight, () => [...servers.values()], { onNotification });
+  // A shared upstream's messages go to a request only when it is the only one in flight (never another's).
+  if (shared) relayFromUpstream(shared, sharedInFlight, () => [...servers.values()], { onNotification, onlyWhenAlone: true });
 
   // One server per connection (a stdio process, a Streamable HTTP session); all share the store. A pending
   // call found by its arguments alone (a retry, URL mode) is the asker's only: its authenticated client's,
@@ -400,13 +433,26 @@ export async function createMcpGateway(options) {
     // With `connectUpstream`, the connection's own upstream session, opened once its client has said what it
     // can do (so the upstream may ask it for sampling, elicitation or roots), closed with the connection.
     let own = null;
+    let closed = false;
     const connection = {
       id: crypto.randomUUID(),
       asked: new Map(),
       upstream: () => {
         if (shared) return Promise.resolve(shared);
+        if (closed) return Promise.reject(protocolError(ErrorCode.ConnectionClosed, "the connection is closed"));
         own ??= connectNew(server.getClientCapabilities() ?? {}, server.getClientVersion() ?? serverInfo, (client) =>
           relayFromUpstream(client, inFlight, () => [server], { onNotification }),
+        ).then(
+          (client) => {
+            // Closed while it connected: nothing keeps it.
+            if (closed) client.close().catch(() => {});
+            return client;
+          },
+          (error) => {
+            // A failed connection is tried again at the next request, not kept broken.
+            own = null;
+            throw error;
+          },
         );
         return own;
       },
@@ -416,13 +462,15 @@ export async function createMcpGateway(options) {
       notification: async (notification) => (await connection.upstream()).notification(notification),
     };
     relayFromClient(server, lazy, inFlight);
+    if (capabilities.logging) relayLoggingLevel(server, lazy, inFlight);
     server.oninitialized = () => {
       if (!shared) connection.upstream().catch((error) => server.onerror?.(error));
     };
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => inFlight.track(extra, () => callTool(server, connection, request, extra)));
     // A cancelled request is cancelled as the protocol says, and a pending approval it asked for is withdrawn.
     server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
-      server._oncancel?.(notification);
+      // The protocol's own handling first: the request's handler is aborted.
+      server._oncancel(notification);
       const callId = connection.asked.get(String(notification.params?.requestId));
       if (callId !== undefined) {
         connection.asked.delete(String(notification.params?.requestId));
@@ -431,6 +479,7 @@ export async function createMcpGateway(options) {
     });
     servers.set(connection.id, server);
     server.onclose = () => {
+      closed = true;
       servers.delete(connection.id);
       own?.then((client) => client.close()).catch(() => {});
     };

@@ -34,8 +34,10 @@ export declare function relayFromUpstream(
   servers: () => Server[],
   options?: { onNotification?: (notification: { method: string; params?: unknown }) => void; onError?: (error: unknown) => void; onlyWhenAlone?: boolean },
 ): void;
-/** The capabilities a gateway declares: the upstream's, with tools. */
-export declare function relayedCapabilities(upstream: Client): Record<string, unknown>;
+/** The capabilities a gateway declares: the upstream's, with tools, without tasks (and without subscriptions when `shared`). */
+export declare function relayedCapabilities(upstream: Client, options?: { shared?: boolean }): Record<string, unknown>;
+/** `logging/setLevel` relayed to the upstream. */
+export declare function relayLoggingLevel(server: Server, upstream: Pick<Client, "request">, inFlight: RequestsInFlight): void;
 
 /** The upstream's tools as it lists them now. */
 export interface LiveToolList {

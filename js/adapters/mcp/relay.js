@@ -4,7 +4,7 @@
 // cancellation (an aborted request is cancelled on the other side), notifications, and the upstream's own
 // requests to the client (sampling, elicitation, roots). Errors are passed on with the code, words and data
 // the other side gave. No WebAssembly: the edge imports it as `agent-governor/mcp/relay`.
-import { ErrorCode, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, ResultSchema, SetLevelRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 /**
  * How long a relayed request may wait with no progress: the client and the upstream keep their own limits;
@@ -124,15 +124,31 @@ export function relayFromUpstream(upstream, inFlight, servers, { onNotification 
     onNotification(notification);
     const related = relatedNow();
     if (related) return related.sendNotification(notification).catch(onError);
-    await Promise.all(servers().map((server) => server.notification(notification).catch(onError)));
+    // With no request to go with: to the one connection, or, when several share the upstream, only what
+    // concerns them all (a list changed); anything else is some client's, and nobody can tell whose.
+    const open = servers();
+    if (open.length !== 1 && !/^notifications\/\w+\/list_changed$/.test(notification.method)) return;
+    await Promise.all(open.map((server) => server.notification(notification).catch(onError)));
   };
+}
+
+/**
+ * `logging/setLevel` relayed to the upstream (the SDK's server answers it itself when logging is declared:
+ * the upstream would never hear it).
+ */
+export function relayLoggingLevel(server, upstream, inFlight) {
+  server.setRequestHandler(SetLevelRequestSchema, (request, extra) => inFlight.track(extra, () => forwardRequest((sent, schema, options) => upstream.request(sent, schema, options), request, extra)));
 }
 
 /**
  * The capabilities the gateway's server declares: the upstream's, as it declares them (tools always: the
  * gateway serves them, governed).
  */
-export function relayedCapabilities(upstream) {
-  const declared = upstream.getServerCapabilities?.() ?? {};
-  return { ...structuredClone(declared), tools: { ...(declared.tools ?? {}) } };
+export function relayedCapabilities(upstream, { shared = false } = {}) {
+  const declared = structuredClone(upstream.getServerCapabilities?.() ?? {});
+  // Tasks are not relayed: a governed call runs as a plain call, and a shared session's tasks would be every
+  // client's. Where clients share one upstream session, a subscription's updates could not go to its client.
+  delete declared.tasks;
+  if (shared && declared.resources) declared.resources = { ...declared.resources, subscribe: false };
+  return { ...declared, tools: { ...(declared.tools ?? {}) } };
 }
