@@ -88,7 +88,11 @@ impl Host {
                 // Sometimes with a person's reason (with a `y`, the core refuses the answer), or an edit.
                 let reason = (arg & 0x40 != 0).then(|| "not this one\nplease \u{202e}".to_owned());
                 let edited = (arg & 0x20 != 0).then(|| json!({ "node_id": "T-9", "from": "review", "to": arg % 3 }));
-                if let Some(parameters) = &edited {
+                // Kept only for the request the loop waits on: an edit answering anything else is refused by
+                // the core, and must not stand for the edit it did accept.
+                let waiting = matches!(self.state.mode, Mode::AwaitingApproval | Mode::Stopped)
+                    && self.state.in_progress.as_ref().map(Action::request_id).as_deref() == Some(request_id.as_str());
+                if let (Some(parameters), true) = (&edited, waiting) {
                     self.edited.insert(request_id.clone(), parameters.clone());
                 }
                 ControlEvent::ApprovalAnswered { request_id, answer: answer.to_owned(), reason, edited }
