@@ -70,7 +70,7 @@ function exportTargets(value) {
  * without it imports none of them (their declarations are checked against the frameworks in
  * tests/js/adapter-types.test.mjs, their code in tests/js/adapter-*.test.mjs).
  */
-export const ADAPTER_SUBPATHS = ["./ai", "./openai-agents", "./langgraph", "./mcp"];
+export const ADAPTER_SUBPATHS = ["./ai", "./openai-agents", "./langgraph", "./mcp", "./mcp/relay", "./mcp/http"];
 
 /** The subpaths a consumer can import: each key of the exports map that names code (not ./package.json, not a wasm file, not an adapter). */
 export function subpaths(manifest) {

@@ -17,3 +17,4 @@ console.log(APPROVAL_META, verifyReceipts(await gateway.receipts(), { type: "ed2
 void createMcpGateway({ upstream, store: new MemoryStore(), keys: {}, receiptKey: { keyId: "g", privateKey: pair.privateKey }, approvalURL: () => "" });
 const warnings: { tool: string }[] = gateway.warnings;
 void warnings;
+
