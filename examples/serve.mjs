@@ -84,7 +84,8 @@ async function relayToGuard(guard, request, response, path) {
 
 /**
  * First-run registration on this machine: a one-time enrollment code from the guard, asked for with the admin
- * token the local server holds; the first approver it enrolls has the admin role (the Command UI). Only a server started with the admin token (npm start's local guard) offers
+ * token the local server holds, for the first approver only, who has the admin role (the Command UI); every
+ * later person is invited by an admin in the inbox. Only a server started with the admin token (npm start's local guard) offers
  * it; a deployment hands codes out to its approvers instead.
  */
 async function enrollHere(guard, request, response) {
@@ -102,14 +103,17 @@ async function enrollHere(guard, request, response) {
     return response.end(JSON.stringify({ code: "invalid_input", message: "the body must be JSON: { approver }", path: "" }));
   }
   try {
-    // The first person to register on this machine's guard is its admin (the Command UI is theirs); anyone
-    // after that is an approver, and an admin's role stays with their name when they add a device.
-    const keys = await fetch(`${guard.url}/v1/keys`, { headers: { authorization: `Bearer ${guard.inboxToken}` } });
-    const first = keys.ok && (await keys.json()).keys.length === 0;
+    // Only the first person to register on this machine's guard enrols without a code: they are its admin
+    // (the Command UI is theirs). Everyone after, here too, is invited by an admin, who gives them a code.
+    const state = await fetch(`${guard.url}/v1/enrollments`, { headers: { authorization: `Bearer ${guard.inboxToken}` } });
+    if (!state.ok || (await state.json()).has_approvers !== false) {
+      response.writeHead(403, { "content-type": "application/json" });
+      return response.end(JSON.stringify({ code: "forbidden", message: "this inbox has approvers already: ask an admin to invite you, and enter the code they give you", path: "enrollment_code" }));
+    }
     const upstream = await fetch(`${guard.url}/v1/enrollments`, {
       method: "POST",
       headers: { authorization: `Bearer ${guard.adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({ approver, roles: first ? ["admin"] : [] }),
+      body: JSON.stringify({ approver, roles: ["admin"] }),
     });
     response.writeHead(upstream.status, { "content-type": "application/json", "cache-control": "no-store" });
     response.end(Buffer.from(await upstream.arrayBuffer()));

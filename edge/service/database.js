@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS audit (
 CREATE INDEX IF NOT EXISTS audit_by_approval ON audit (approval_id, seq);
 CREATE TABLE IF NOT EXISTS reconfirms (approval_id TEXT PRIMARY KEY, facts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS enrollments (code TEXT PRIMARY KEY, approver TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS enrollment_issuers (code TEXT PRIMARY KEY, issued_by TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS receipts (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS feed_tickets (ticket TEXT PRIMARY KEY, roles TEXT NOT NULL, expires_at INTEGER NOT NULL);
@@ -237,8 +238,9 @@ export class Database {
 
   // ---- enrollment codes (first-run registration of an approver's key) ----
 
-  insertEnrollment(code, approver, expiresAt, roles = []) {
+  insertEnrollment(code, approver, expiresAt, roles = [], issuedBy = null) {
     this.sql.exec("INSERT INTO enrollments (code, approver, expires_at) VALUES (?, ?, ?)", code, approver, expiresAt);
+    if (issuedBy !== null) this.sql.exec("INSERT INTO enrollment_issuers (code, issued_by) VALUES (?, ?)", code, issuedBy);
     if (roles.length > 0) this.sql.exec("INSERT INTO enrollment_roles (code, roles) VALUES (?, ?)", code, roles.join(","));
   }
 
@@ -264,6 +266,16 @@ export class Database {
     );
   }
 
+  /** Who made enrollment code `code` (an admin approver's name), or null (the admin token). */
+  enrollmentIssuer(code) {
+    return this.rows("SELECT issued_by FROM enrollment_issuers WHERE code = ?", code)[0]?.issued_by ?? null;
+  }
+
+  /** Whether any approver has a key (the first one enrols with the admin token's code; later ones are invited). */
+  hasApprovers() {
+    return this.rows("SELECT 1 FROM approver_keys LIMIT 1").length > 0;
+  }
+
   /** Uses a one-time code: its approver when it exists and has not expired, null otherwise. */
   /** Whether `code` is a live enrollment code for `approver` (nothing is used up). */
   hasEnrollment(code, approver, now) {
@@ -276,6 +288,7 @@ export class Database {
     const roles = this.enrollmentRoles(code);
     this.sql.exec("DELETE FROM enrollments WHERE code = ? OR expires_at < ?", code, now);
     this.sql.exec("DELETE FROM enrollment_roles WHERE code NOT IN (SELECT code FROM enrollments)");
+    this.sql.exec("DELETE FROM enrollment_issuers WHERE code NOT IN (SELECT code FROM enrollments)");
     if (row === undefined || row.expires_at < now) return null;
     if (roles.length > 0) this.grantRoles(row.approver, roles);
     return row.approver;

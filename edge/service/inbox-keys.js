@@ -14,19 +14,47 @@ const ENROLLMENT_TTL_MS = 15 * 60 * 1000;
 
 const isPlainObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
+/** What an admin signs to invite a person: their name and roles, as the guard reads them. */
+export const enrollDetail = (approver, roles) => JSON.stringify({ approver, roles: [...new Set(roles)].sort() });
+
+/** The version an `enroll` action names: this guard's enrollments (an invitation signed for another is refused). */
+export const enrollmentsVersion = (audience) => stateVersion(JSON.stringify(["enrollments", audience]));
+
 export const keyMethods = {
-  async enroll(request) {
+  /**
+   * An enrollment code for a person: with the admin token (who deploys the guard: the first approver of an
+   * inbox), or invited by an approver with the admin role, with an `enroll` action they signed (`{ approver,
+   * roles, action }`). Who invited whom is audited, and said again when the code is used.
+   */
+  async enroll(request, isAdmin) {
     const body = await readJsonObject(request);
-    onlyKeys(body, ["approver", "roles"]);
+    onlyKeys(body, isAdmin ? ["approver", "roles"] : ["approver", "roles", "action"]);
     const approver = approverName(body.approver, "approver");
     const roles = body.roles ?? [];
     if (!Array.isArray(roles) || roles.some((role) => role !== "admin")) {
       throw new HttpError(400, "invalid_input", "roles is a list of approver roles: only \"admin\" exists", "roles");
     }
+    let issuedBy = null;
+    if (!isAdmin) {
+      const action = body.action;
+      const signer = typeof action?.key_id === "string" ? this.db.key(action.key_id) : null;
+      if (signer === null) throw new HttpError(403, "forbidden", "an invitation is signed by an admin's registered key (`action`)", "action");
+      if (!this.rolesOf(signer.approver).includes("admin")) {
+        throw new HttpError(403, "forbidden", `\`${signer.approver}\` is not an admin: only an approver with the admin role invites people`, "action.key_id");
+      }
+      if (action.detail !== enrollDetail(approver, roles)) {
+        throw new HttpError(422, "change_mismatch", "the signed invitation must name exactly this person and these roles", "action.detail");
+      }
+      await this.takeAction("enrollments", action, ["enroll"], enrollmentsVersion(this.audience));
+      issuedBy = signer.approver;
+    }
     const code = crypto.randomUUID();
-    const expiresAt = Date.now() + ENROLLMENT_TTL_MS;
-    this.db.insertEnrollment(code, approver, expiresAt, [...new Set(roles)]);
-    return json({ approver, enrollment_code: code, expires_at: formatTime(expiresAt), roles: [...new Set(roles)] }, 201);
+    const now = Date.now();
+    const expiresAt = now + ENROLLMENT_TTL_MS;
+    const granted = [...new Set(roles)];
+    this.db.insertEnrollment(code, approver, expiresAt, granted, issuedBy);
+    this.db.appendAudit(now, null, "enrollment_issued", { approver, roles: granted, by: issuedBy });
+    return json({ approver, enrollment_code: code, expires_at: formatTime(expiresAt), roles: granted, issued_by: issuedBy }, 201);
   },
 
   /** An approver's keys and the version a signed key change must name. */
@@ -75,12 +103,15 @@ export const keyMethods = {
     // the code spent) only once all else holds: a refused key leaves them unused.
     if (body.action !== undefined && !isAdmin) {
       await this.takeAction(keyId, body.action, ["add_key"], keySetVersion(approver, this.db.approverKeys(approver)));
-    } else if (by === "enrollment" && this.db.takeEnrollment(body.enrollment_code, Date.now()) !== approver) {
+    }
+    // Who invited them (an admin's name), read before the code is used up.
+    const invitedBy = by === "enrollment" ? this.db.enrollmentIssuer(body.enrollment_code) : null;
+    if (by === "enrollment" && this.db.takeEnrollment(body.enrollment_code, Date.now()) !== approver) {
       throw new HttpError(403, "forbidden", "the enrollment code is unknown, used, expired or for another approver", "enrollment_code");
     }
     const now = Date.now();
     this.db.insertKey({ keyId, approver, spec, credentialId, at: now });
-    this.db.appendAudit(now, null, "key_registered", { approver, key_id: keyId, type: spec.type, by });
+    this.db.appendAudit(now, null, "key_registered", { approver, key_id: keyId, type: spec.type, by, ...(invitedBy === null ? {} : { invited_by: invitedBy }) });
     this.verifiers = null;
     return json(publicKeyView(this.db.key(keyId)), 201);
   },

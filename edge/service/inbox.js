@@ -12,7 +12,7 @@ import { McpUpstream, TOOL_CALL, mcpEndpoint } from "./mcp.js";
 import { notifyWebhook, proposalMessage, unknownOutcomeMessage } from "./webhook.js";
 import { agentId, commandsView } from "./agent-channel.js";
 import { readSkillUrls, upstreamSkill } from "./skills.js";
-import { approverName, keyMethods, publicKeyView } from "./inbox-keys.js";
+import { approverName, enrollmentsVersion, keyMethods, publicKeyView } from "./inbox-keys.js";
 import { agentMethods, forThisAgent } from "./inbox-agents.js";
 import { feedMethods, requireUpgrade } from "./inbox-feed.js";
 import { editMethods } from "./inbox-edits.js";
@@ -53,7 +53,7 @@ const ROUTE_METHODS = {
   feed: ["GET"],
   "feed-tickets": ["POST"],
   keys: ["GET"],
-  enrollments: ["POST"],
+  enrollments: ["GET", "POST"],
   "approvers/:id/keys": ["GET", "POST"],
   "approvers/:id/keys/:key": ["POST", "DELETE"],
   agents: ["GET"],
@@ -191,8 +191,12 @@ export class ApprovalInbox extends DurableObject {
         need("agent", "inbox", "admin");
         return json({ keys: this.db.keys().map(publicKeyView) });
       case "POST enrollments":
-        need("admin");
-        return this.enroll(request);
+        need("admin", "inbox");
+        return this.enroll(request, roles.has("admin"));
+      case "GET enrollments":
+        need("admin", "inbox");
+        // What an invitation names: this guard's enrollments version, and whether anyone approves yet.
+        return json({ version: enrollmentsVersion(this.audience), has_approvers: this.db.hasApprovers() });
       case "POST approvers/:id/keys":
         return this.registerKey(id, request, roles.has("admin"));
       case "POST approvers/:id/keys/:key":

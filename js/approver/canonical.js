@@ -25,6 +25,7 @@ export const HUMAN_ACTION_KINDS = Object.freeze([
   "revoke_key",
   "rename_key",
   "command",
+  "enroll",
 ]);
 
 /** The core reads no input (a text, an object's JSON) over 1 MiB; neither is one signed here. */

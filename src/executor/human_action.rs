@@ -52,6 +52,9 @@ pub enum HumanActionKind {
     /// A privileged command to an agent (seed 002's Command UI): `approval_id` names the agent's command
     /// channel, `detail` is the command exactly as the agent receives it, `version` the channel's version.
     Command,
+    /// An admin invites a person to approve (an enrollment code for them): `approval_id` names the guard's
+    /// enrollments, `detail` the person's name and roles as the guard shows them, `version` the guard's.
+    Enroll,
 }
 
 impl HumanActionKind {
@@ -65,6 +68,7 @@ impl HumanActionKind {
             Self::RevokeKey => "revoke_key",
             Self::RenameKey => "rename_key",
             Self::Command => "command",
+            Self::Enroll => "enroll",
         }
     }
 

@@ -52,6 +52,13 @@ async function proposal() {
 
 const card = (page, id) => page.locator(`.approval[data-id="${id}"]`);
 
+/** A one-time enrollment code for `name` (as an admin gives one; only the first approver needs none). */
+async function invitation(name) {
+  const made = await guard.client.post("/v1/enrollments", { approver: name }, ADMIN);
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  return made.body.enrollment_code;
+}
+
 /** A device key's approval: the first press arms it, the second (a moment later, within a few seconds) approves. */
 async function approveWithDeviceKey(page, id) {
   await card(page, id).locator("[data-action=approve]").click();
@@ -176,6 +183,8 @@ test("a passkey through Chromium's virtual authenticator (user verification on) 
   // With a platform authenticator, the passkey is offered first (and is what Enter registers).
   assert.equal(await page.evaluate(() => document.querySelector("#register .actions button:not([hidden])")?.id), "register-passkey");
   await page.fill("#approver-name", "bob");
+  // Not the first approver of this inbox: bob registers with a code an admin gave him.
+  await page.fill("#enrollment-code", await invitation("bob"));
   await page.click("#register-passkey");
   await page
     .waitForFunction(() => document.getElementById("approver-status").textContent.includes("bob"), null, { timeout: 15_000 })
@@ -240,6 +249,7 @@ async function registerFreshDeviceKey(page, name) {
   await page.reload();
   await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
   await page.fill("#approver-name", name);
+  await page.fill("#enrollment-code", await invitation(name));
   await page.click("#register-device");
   await page.waitForFunction((who) => document.getElementById("approver-status").textContent.includes(who), name, { timeout: 10_000 });
 }
@@ -751,6 +761,59 @@ test("Japanese: every label, state, outcome and date of the page in Japanese; th
   await page.screenshot({ path: join(directory, "inbox-japanese.png") });
   assert.ok(statSync(join(directory, "inbox-japanese.png")).size > 10_000);
   await page.selectOption("#language", "en");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("enrollment: only the first approver registers without a code; an admin invites a person from the inbox with a signed invitation, and the audit says who invited whom", async () => {
+  // Someone on this machine without a code, after the first approver: refused, with what to do.
+  const asked = await fetch(inboxUrl.replace("/inbox.html", "/inbox/enrollment"), { method: "POST", headers: { "content-type": "application/json", origin: new URL(inboxUrl).origin }, body: JSON.stringify({ approver: "mallory" }) });
+  assert.equal(asked.status, 403);
+  assert.match((await asked.json()).message, /ask an admin to invite you/);
+  // An admin (with the admin role) invites from the inbox.
+  const { page, errors } = await openInbox();
+  const adminCode = await guard.client.post("/v1/enrollments", { approver: "nora", roles: ["admin"] }, ADMIN);
+  await page.evaluate(() => new Promise((resolve) => {
+    const request = indexedDB.deleteDatabase("agent-governor-inbox");
+    request.onsuccess = request.onerror = request.onblocked = () => resolve();
+  }));
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+  await page.fill("#approver-name", "nora");
+  await page.fill("#enrollment-code", adminCode.body.enrollment_code);
+  await page.click("#register-device");
+  await page.locator("#invite-card").waitFor({ state: "visible", timeout: 10_000 });
+  await page.fill("#invite-name", "otto");
+  await page.click("#invite-send");
+  const code = page.locator("[data-testid=invite-code]");
+  await code.waitFor({ timeout: 10_000 });
+  assert.match(await page.textContent("#invite-code"), /Code for otto, valid until/);
+  const ottoCode = await code.textContent();
+  // The invitation is a signed action: replayed, or altered to another person or to admin, it makes nothing.
+  const signed = (await guard.client.get("/v1/audit?limit=20")).body.records.find((record) => record.event === "enrollment_issued" && record.detail.approver === "otto");
+  assert.equal(signed.detail.by, "nora");
+  assert.equal((await guard.client.post("/v1/enrollments", { approver: "otto" })).status, 403, "the inbox token alone invites nobody");
+  // A person who is not an admin cannot invite.
+  const plain = await registerEd25519(guard.client, "pia", "desk");
+  const version = (await guard.client.get("/v1/enrollments")).body.version;
+  const byPia = await guard.client.post("/v1/enrollments", { approver: "quinn", roles: [], action: await humanAction("enroll", "enrollments", plain, JSON.stringify({ approver: "quinn", roles: [] }), version) });
+  assert.equal(byPia.status, 403);
+  // Otto registers with the code; the audit says nora invited him.
+  const ottoPage = (await openInbox()).page;
+  await ottoPage.evaluate(() => new Promise((resolve) => {
+    const request = indexedDB.deleteDatabase("agent-governor-inbox");
+    request.onsuccess = request.onerror = request.onblocked = () => resolve();
+  }));
+  await ottoPage.reload();
+  await ottoPage.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+  await ottoPage.fill("#approver-name", "otto");
+  await ottoPage.fill("#enrollment-code", ottoCode);
+  await ottoPage.click("#register-device");
+  await ottoPage.waitForFunction(() => document.getElementById("approver-status").textContent.includes("otto"), null, { timeout: 10_000 });
+  await page.waitForFunction(() => /otto registered the key otto\/device-[0-9a-f]+, invited by nora/.test(document.getElementById("audit").textContent), null, { timeout: 10_000 });
+  assert.match(await page.textContent("#audit"), /nora invited otto/);
+  assert.equal(await ottoPage.locator("#invite-card").isVisible(), false, "otto is no admin");
+  await ottoPage.close();
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -11,6 +11,7 @@ export function showApprover(state) {
   showKeyManager(state);
   const status = $("approver-status");
   $("command-card").hidden = !(state.approver && state.isAdmin);
+  $("invite-card").hidden = !(state.approver && state.isAdmin);
   if (state.approver) {
     status.textContent = words(state).registered(state.approver.approver, state.approver.kind);
     $("register").hidden = true;

@@ -42,6 +42,10 @@ export const guardApi = {
     call("POST", `/v1/approvers/${encodeURIComponent(approver)}/keys/${encodeURIComponent(keyId)}`, { action }),
   approverKeys: (approver) => call("GET", `/v1/approvers/${encodeURIComponent(approver)}/keys`),
   agents: () => call("GET", "/v1/agents"),
+  /** This guard's enrollments: the version an invitation names, and whether anyone approves yet. */
+  enrollments: () => call("GET", "/v1/enrollments"),
+  /** An admin's signed invitation: a one-time enrollment code for `approver`. */
+  invite: (body) => call("POST", "/v1/enrollments", body),
   commands: (agent) => call("GET", `/v1/agents/${encodeURIComponent(agent)}/commands`),
   sendCommand: (agent, action) => call("POST", `/v1/agents/${encodeURIComponent(agent)}/commands`, { action }),
 };

@@ -15,6 +15,7 @@ import { render } from "./approval-list.js";
 import { loadRoles } from "./approver.js";
 import { setUpRegistration } from "./registration.js";
 import { loadAgents, setUpCommandForm } from "./agents.js";
+import { setUpInvite } from "./invite.js";
 import { offerNotifications } from "./notifications.js";
 import { listenForKeys } from "./keyboard.js";
 import { refresh } from "./sync.js";
@@ -50,6 +51,7 @@ async function main() {
   state.approver = (await loadApprover()) ?? null;
   await setUpRegistration(state);
   setUpCommandForm(state);
+  setUpInvite(state);
   setUpHistoryFilter(state, render);
   offerNotifications(state);
   listenForKeys(state);
