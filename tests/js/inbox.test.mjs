@@ -83,7 +83,7 @@ test("a device key registered on first run approves a live proposal with y on th
 
   // Typing y, n, yes and no into every editable element approves and declines nothing.
   for (const field of await page.locator("input, textarea, select").all()) {
-    if (!(await field.isVisible()) || (await field.evaluate((node) => node.tagName === "SELECT"))) continue;
+    if (!(await field.isVisible()) || (await field.evaluate((node) => node.tagName === "SELECT" || node.type === "checkbox"))) continue;
     for (const word of ["y", "n", "yes", "no"]) {
       await field.fill("");
       await field.type(word);
@@ -767,6 +767,7 @@ test("Japanese: every label, state, outcome and date of the page in Japanese; th
 
 test("enrollment: only the first approver registers without a code; an admin invites a person from the inbox with a signed invitation, and the audit says who invited whom", async () => {
   // Someone on this machine without a code, after the first approver: refused, with what to do.
+  await registerEd25519(guard.client, "ruth", "desk");
   const asked = await fetch(inboxUrl.replace("/inbox.html", "/inbox/enrollment"), { method: "POST", headers: { "content-type": "application/json", origin: new URL(inboxUrl).origin }, body: JSON.stringify({ approver: "mallory" }) });
   assert.equal(asked.status, 403);
   assert.match((await asked.json()).message, /ask an admin to invite you/);
@@ -792,11 +793,11 @@ test("enrollment: only the first approver registers without a code; an admin inv
   // The invitation is a signed action: replayed, or altered to another person or to admin, it makes nothing.
   const signed = (await guard.client.get("/v1/audit?limit=20")).body.records.find((record) => record.event === "enrollment_issued" && record.detail.approver === "otto");
   assert.equal(signed.detail.by, "nora");
-  assert.equal((await guard.client.post("/v1/enrollments", { approver: "otto" })).status, 403, "the inbox token alone invites nobody");
+  assert.equal((await guard.client.post("/v1/enrollments", { approver: "otto" }, INBOX)).status, 403, "the inbox token alone invites nobody");
   // A person who is not an admin cannot invite.
   const plain = await registerEd25519(guard.client, "pia", "desk");
   const version = (await guard.client.get("/v1/enrollments")).body.version;
-  const byPia = await guard.client.post("/v1/enrollments", { approver: "quinn", roles: [], action: await humanAction("enroll", "enrollments", plain, JSON.stringify({ approver: "quinn", roles: [] }), version) });
+  const byPia = await guard.client.post("/v1/enrollments", { approver: "quinn", roles: [], action: await humanAction("enroll", "enrollments", plain, JSON.stringify({ approver: "quinn", roles: [] }), version) }, INBOX);
   assert.equal(byPia.status, 403);
   // Otto registers with the code; the audit says nora invited him.
   const ottoPage = (await openInbox()).page;
@@ -810,7 +811,12 @@ test("enrollment: only the first approver registers without a code; an admin inv
   await ottoPage.fill("#enrollment-code", ottoCode);
   await ottoPage.click("#register-device");
   await ottoPage.waitForFunction(() => document.getElementById("approver-status").textContent.includes("otto"), null, { timeout: 10_000 });
-  await page.waitForFunction(() => /otto registered the key otto\/device-[0-9a-f]+, invited by nora/.test(document.getElementById("audit").textContent), null, { timeout: 10_000 });
+  // The admin's page reads the audit again (as it does when it loads).
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+  await page.waitForFunction(() => /otto registered the key otto\/device-[0-9a-f]+, invited by nora/.test(document.getElementById("audit").textContent), null, { timeout: 10_000 }).catch(async (error) => {
+    throw new Error(`${error.message}: ${(await page.textContent("#audit")).slice(0, 600)}`);
+  });
   assert.match(await page.textContent("#audit"), /nora invited otto/);
   assert.equal(await ottoPage.locator("#invite-card").isVisible(), false, "otto is no admin");
   await ottoPage.close();
