@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS enrollments (code TEXT PRIMARY KEY, approver TEXT NOT
 CREATE TABLE IF NOT EXISTS enrollment_issuers (code TEXT PRIMARY KEY, issued_by TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS receipts (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cosigners (approval_id TEXT NOT NULL, approver TEXT NOT NULL, key_id TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (approval_id, approver));
 CREATE TABLE IF NOT EXISTS feed_tickets (ticket TEXT PRIMARY KEY, roles TEXT NOT NULL, expires_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS enrollment_roles (code TEXT PRIMARY KEY, roles TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS approver_roles (approver TEXT PRIMARY KEY, roles TEXT NOT NULL);
@@ -334,8 +335,25 @@ export class Database {
     return this.rows("SELECT body FROM receipts WHERE seq > ? ORDER BY seq LIMIT ?", since, limit).map((row) => JSON.parse(row.body));
   }
 
+  /** The people who signed approval `id` before it had all the approvers its rule needs, in order. */
+  cosigners(id) {
+    return this.rows("SELECT approver, key_id, at FROM cosigners WHERE approval_id = ? ORDER BY at, approver", id);
+  }
+
+  /** Records `approver`'s signature of approval `id`; false when they signed it already. */
+  insertCosigner(id, approver, keyId, at) {
+    if (this.rows("SELECT 1 FROM cosigners WHERE approval_id = ? AND approver = ?", id, approver).length > 0) return false;
+    this.sql.exec("INSERT INTO cosigners (approval_id, approver, key_id, at) VALUES (?, ?, ?, ?)", id, approver, keyId, at);
+    return true;
+  }
+
   setting(name) {
     return this.rows("SELECT value FROM settings WHERE name = ?", name)[0]?.value ?? null;
+  }
+
+  /** Sets (or replaces) setting `name`. */
+  replaceSetting(name, value) {
+    this.sql.exec("INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value", name, value);
   }
 
   putSetting(name, value) {

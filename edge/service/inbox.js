@@ -16,6 +16,7 @@ import { approverName, enrollmentsVersion, keyMethods, publicKeyView } from "./i
 import { agentMethods, forThisAgent } from "./inbox-agents.js";
 import { feedMethods, requireUpgrade } from "./inbox-feed.js";
 import { editMethods } from "./inbox-edits.js";
+import { approverRuleMethods } from "./approver-rules.js";
 
 export const ROLES_HEADER = "x-agent-governor-roles";
 const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at", "invalidated_at", "seal"];
@@ -54,6 +55,7 @@ const ROUTE_METHODS = {
   "feed-tickets": ["POST"],
   keys: ["GET"],
   enrollments: ["GET", "POST"],
+  "approver-rules": ["GET", "PUT"],
   "approvers/:id/keys": ["GET", "POST"],
   "approvers/:id/keys/:key": ["POST", "DELETE"],
   agents: ["GET"],
@@ -193,6 +195,12 @@ export class ApprovalInbox extends DurableObject {
       case "POST enrollments":
         need("admin", "inbox");
         return this.enroll(request, roles.has("admin"));
+      case "GET approver-rules":
+        need("admin", "inbox");
+        return json({ required_approvers: this.approverRules() });
+      case "PUT approver-rules":
+        need("admin");
+        return this.putApproverRules(request);
       case "GET enrollments":
         need("admin", "inbox");
         // What an invitation names: this guard's enrollments version, and whether anyone approves yet.
@@ -302,6 +310,9 @@ export class ApprovalInbox extends DurableObject {
       // A person deciding on a change that already ran (by another approval) is told so: doing it again is
       // a new action. Its receipt says when and by whose approval.
       view.ran_before = view.state === "pending" ? this.ranBefore(row) : null;
+      // The two-person rule: how many people this change needs, and who signed it so far.
+      view.required_approvers = this.requiredApprovers(view);
+      view.approvals_given = this.db.cosigners(row.id).map(({ approver, at }) => ({ approver, at_ms: at }));
       return view;
     } catch (error) {
       return unreadableView(row, error);
@@ -448,6 +459,9 @@ export class ApprovalInbox extends DurableObject {
     if (verdict.verdict === "rejected") throw rejection(verdict);
     if (verdict.verdict !== "pending_precondition") throw new HttpError(500, "internal", "unexpected verdict; nothing was approved");
     this.advanceCounter(confirmation.key_id, confirmation.assertion);
+    // Under a two-person rule, a signature before the last is kept as one of them, and nothing is approved yet.
+    const partial = this.cosign(view, confirmation.key_id);
+    if (partial !== null) return partial;
     // Approving a person's edit settles the proposal it edits, once every check passed and in the same turn
     // as the approval is stored: the two are never both approved (one action, one run).
     if (view.edits !== null) this.settleEdited(view.edits, id, confirmation.key_id);
@@ -662,4 +676,4 @@ export class ApprovalInbox extends DurableObject {
 }
 
 // The routes by resource, each in its own file: the approvers' keys, the live feed, the agents, the edits.
-Object.assign(ApprovalInbox.prototype, keyMethods, feedMethods, agentMethods, editMethods);
+Object.assign(ApprovalInbox.prototype, keyMethods, feedMethods, agentMethods, editMethods, approverRuleMethods);

@@ -824,6 +824,26 @@ test("enrollment: only the first approver registers without a code; an admin inv
   await page.close();
 });
 
+test("two-person rule: the card says how many people have signed, of how many; one who signed waits for another", async () => {
+  assert.equal((await guard.client.put("/v1/approver-rules", { required_approvers: { status_change: 2 } }, ADMIN)).status, 200);
+  const { page, errors } = await openInbox();
+  try {
+    await registerFreshDeviceKey(page, "tess");
+    const approval = await proposal();
+    await card(page, approval.approval_id).waitFor({ timeout: 10_000 });
+    assert.match(await card(page, approval.approval_id).locator("[data-testid=approvals-given]").textContent(), /^0 of 2 approvals/);
+    await approveWithDeviceKey(page, approval.approval_id);
+    await page.waitForFunction((id) => /^1 of 2 approvals.*tess/.test(document.querySelector(`#pending .approval[data-id="${id}"] [data-testid=approvals-given]`)?.textContent ?? ""), approval.approval_id, { timeout: 10_000 });
+    assert.match(await card(page, approval.approval_id).locator("[data-testid=signed-already]").textContent(), /another person must approve it too/);
+    assert.equal(await card(page, approval.approval_id).locator("[data-action=approve]").count(), 0, "no second y from the same person");
+    assert.equal((await guard.client.get(`/v1/approvals/${approval.approval_id}`)).body.state, "pending");
+    assert.deepEqual(errors, []);
+  } finally {
+    await guard.client.put("/v1/approver-rules", { required_approvers: {} }, ADMIN);
+    await page.close();
+  }
+});
+
 test("key manager: this device's key and the approver's other keys; a revoke takes two presses and is signed; revoking this device's key forgets it here", async () => {
   const { page, errors } = await openInbox();
   await registerFreshDeviceKey(page, "jay");

@@ -78,7 +78,10 @@ export function actionsFor(state, approval) {
       return box;
     }
     const confirming = state.confirming?.id === approval.approval_id;
-    add(confirming ? words(state).approveAgainButton : words(state).approve, (id) => approve(state, id), { "data-action": "approve", ...(confirming ? { class: "confirming" } : {}) });
+    // Under a two-person rule, a person who signed already waits for another: their second device counts once.
+    const signedAlready = (approval.approvals_given ?? []).some((given) => given.approver === state.approver?.approver);
+    if (signedAlready) box.append(element("p", { class: "muted", "data-testid": "signed-already", text: words(state).signedAlready }));
+    else add(confirming ? words(state).approveAgainButton : words(state).approve, (id) => approve(state, id), { "data-action": "approve", ...(confirming ? { class: "confirming" } : {}) });
     const reasonId = `reason-${approval.approval_id}`;
     const reason = element("input", { id: reasonId, "data-reason": "", placeholder: words(state).declineReason, enterkeyhint: "send" });
     // Enter in the reason field declines with that reason (and starts the undo window).
