@@ -20,6 +20,17 @@ export const approverRuleMethods = {
     return text === null ? {} : JSON.parse(text);
   },
 
+  /**
+   * The people who signed approval `id` so far whose keys still stand: a signature by a key revoked since
+   * (lost, stolen) no longer counts as a person's.
+   */
+  liveCosigners(id) {
+    return this.db.cosigners(id).filter((cosigner) => {
+      const key = this.db.key(cosigner.key_id);
+      return key !== null && (key.revoked_at === null || key.revoked_at === undefined);
+    });
+  },
+
   /** How many distinct people approval `view` needs (1 when no rule names it). */
   requiredApprovers(view) {
     return this.approverRules()[ruleKeyOf(view)] ?? 1;
@@ -35,6 +46,8 @@ export const approverRuleMethods = {
     if (entries.length > MAX_RULES) throw new HttpError(400, "invalid_input", `at most ${MAX_RULES} rules`, "required_approvers");
     for (const [key, count] of entries) {
       if (!RULE_KEY.test(key)) throw new HttpError(400, "invalid_input", `\`${key}\` is not a change type or tool:<name>`, `required_approvers.${key}`);
+      // A tool call is ruled by its tool's name: a rule for every tool call would never be read.
+      if (key === TOOL_CALL) throw new HttpError(400, "invalid_input", "tool calls are ruled by tool: name it as tool:<name>", `required_approvers.${key}`);
       if (!Number.isSafeInteger(count) || count < 1 || count > MAX_REQUIRED) {
         throw new HttpError(400, "invalid_input", `the number of people for \`${key}\` is a whole number from 1 to ${MAX_REQUIRED}`, `required_approvers.${key}`);
       }
@@ -59,7 +72,7 @@ export const approverRuleMethods = {
     if (typeof view.agent_id === "string" && view.agent_id !== "" && signer === view.agent_id) {
       throw new HttpError(403, "forbidden", `\`${signer}\` proposed this change: another person must approve it`, "confirmation.key_id");
     }
-    const given = this.db.cosigners(view.approval_id);
+    const given = this.liveCosigners(view.approval_id);
     if (given.some((cosigner) => cosigner.approver === signer)) {
       throw new HttpError(409, "already_signed", `\`${signer}\` signed this change already (a second device counts once): ${required - given.length} more people must`, "confirmation.key_id");
     }

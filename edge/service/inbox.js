@@ -312,7 +312,7 @@ export class ApprovalInbox extends DurableObject {
       view.ran_before = view.state === "pending" ? this.ranBefore(row) : null;
       // The two-person rule: how many people this change needs, and who signed it so far.
       view.required_approvers = this.requiredApprovers(view);
-      view.approvals_given = this.db.cosigners(row.id).map(({ approver, at }) => ({ approver, at_ms: at }));
+      view.approvals_given = this.liveCosigners(row.id).map(({ approver, at }) => ({ approver, at_ms: at }));
       return view;
     } catch (error) {
       return unreadableView(row, error);

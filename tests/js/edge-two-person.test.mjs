@@ -67,3 +67,24 @@ test("a change type that needs two people: one person's keys count once, the pro
   const plain = await propose(api, next);
   assert.equal((await approve(api, plain, aliceLaptop)).body.state, "approved");
 });
+
+test("a signature by a key revoked since no longer counts; a rule for every tool call is refused (a tool is named)", async () => {
+  const api = guard.client;
+  assert.equal((await api.put("/v1/approver-rules", { required_approvers: { tool_call: 2 } }, ADMIN)).status, 400);
+  assert.equal((await api.put("/v1/approver-rules", { required_approvers: { status_change: 2 } }, ADMIN)).status, 200);
+  try {
+    const stolen = await registerEd25519(api, "dora", "laptop");
+    const erin = await registerEd25519(api, "erin", "desk");
+    const node = nextNode();
+    board.board.set(node, "todo");
+    const proposal = await propose(api, node);
+    assert.equal((await approve(api, proposal, stolen)).body.approvals_given.length, 1);
+    // Dora's laptop was stolen: she revokes its key, and its signature counts for nobody.
+    assert.equal((await api.call("DELETE", "/v1/approvers/dora/keys/laptop", undefined, ADMIN)).status, 200);
+    assert.deepEqual((await api.get(`/v1/approvals/${proposal.approval_id}`)).body.approvals_given, []);
+    const byErin = await approve(api, proposal, erin);
+    assert.equal(byErin.body.state, "pending", "erin is one of two, not the second");
+  } finally {
+    await api.put("/v1/approver-rules", { required_approvers: {} }, ADMIN);
+  }
+});

@@ -13,7 +13,7 @@ export function keyHolder(keyId) {
  * The fields of a record whose values the page's words name (an outcome, a verb, an event, an answer): they
  * are read by the sentence, never marked as someone's text.
  */
-const ENUMERATED = new Set(["outcome", "verb", "event", "state", "phase"]);
+const ENUMERATED = new Set(["outcome", "verb", "event", "state", "phase", "roles"]);
 /** Marks around a value in a sentence (Unicode private use: never in what the guard stores as words). */
 const OPEN = "\uE000";
 const CLOSE = "\uE001";

@@ -43,6 +43,8 @@ async function settle(state, id, run) {
 export function approve(state, id, { viaKey = false } = {}) {
   const approval = state.approvals.get(id);
   if (!approval || approval.state !== "pending" || state.declining.has(id) || !needApprover(state)) return;
+  // Signed already under a two-person rule: another person must approve (no second prompt, no 409).
+  if ((approval.approvals_given ?? []).some((given) => given.approver === state.approver?.approver)) return announce(words(state).signedAlready);
   // A device key signs without asking anything: a second y (or press) within a few seconds confirms, so one
   // stray keystroke never approves. A passkey asks the authenticator for the gesture itself.
   if (state.approver.kind !== "passkey") {

@@ -158,8 +158,8 @@ export function approvalCard(approval, words, now, actions, after = [], facts = 
       approval.ran_before ? element("dt", { text: words.ranBefore }) : null,
       approval.ran_before ? ranBefore(approval.ran_before, words) : null,
       // A two-person rule: how many people have signed this exact change, of how many it needs, and who.
-      approval.required_approvers > 1 ? element("dt", { text: words.approvals }) : null,
-      approval.required_approvers > 1
+      approval.required_approvers > 1 && approval.state === "pending" ? element("dt", { text: words.approvals }) : null,
+      approval.required_approvers > 1 && approval.state === "pending"
         ? element("dd", { "data-testid": "approvals-given" }, words.approvalsOf((approval.approvals_given ?? []).length, approval.required_approvers), ...(approval.approvals_given ?? []).flatMap((given) => [" · ", element("span", { class: "agent-text", text: shown(given.approver) })]))
         : null,
       // Retries of one call join its approval: how many times the agent asked.
