@@ -54,7 +54,7 @@ export const keyMethods = {
     const granted = [...new Set(roles)];
     this.db.insertEnrollment(code, approver, expiresAt, granted, issuedBy);
     this.db.appendAudit(now, null, "enrollment_issued", { approver, roles: granted, by: issuedBy });
-    return json({ approver, enrollment_code: code, expires_at: formatTime(expiresAt), roles: granted, issued_by: issuedBy }, 201);
+    return json({ approver, enrollment_code: code, expires_at: formatTime(expiresAt), expires_at_ms: expiresAt, roles: granted, issued_by: issuedBy }, 201);
   },
 
   /** An approver's keys and the version a signed key change must name. */

@@ -20,7 +20,8 @@ export function setUpInvite(state) {
       const action = await signHumanAction(state.approver, { action: "enroll", approval_id: "enrollments", version: enrollments.body.version, detail, at: new Date().toISOString(), key_id: null });
       const made = await guardApi.invite({ approver, roles, action });
       if (made.status !== 201) throw new Error(made.body.message);
-      const shownAt = new Date(Date.parse(made.body.expires_at)).toLocaleTimeString(words(state).locale);
+      // The guard's milliseconds, shown in the reader's locale (no time is parsed here).
+      const shownAt = new Date(made.body.expires_at_ms).toLocaleTimeString(words(state).locale);
       $("invite-code").replaceChildren(
         words(state).inviteMade(made.body.approver, shownAt),
         " ",
