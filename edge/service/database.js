@@ -335,6 +335,11 @@ export class Database {
     return this.rows("SELECT body FROM receipts WHERE seq > ? ORDER BY seq LIMIT ?", since, limit).map((row) => JSON.parse(row.body));
   }
 
+  /** The approvals applied since `since` (the guard's milliseconds), one id per Apply, from the audit. */
+  appliedSince(since) {
+    return this.rows("SELECT approval_id FROM audit WHERE event = 'apply' AND at >= ? AND json_extract(detail, '$.outcome') = 'applied'", since).map((row) => row.approval_id);
+  }
+
   /** The people who signed approval `id` before it had all the approvers its rule needs, in order. */
   cosigners(id) {
     return this.rows("SELECT approver, key_id, at FROM cosigners WHERE approval_id = ? ORDER BY at, approver", id);

@@ -17,6 +17,7 @@ import { agentMethods, forThisAgent } from "./inbox-agents.js";
 import { feedMethods, requireUpgrade } from "./inbox-feed.js";
 import { editMethods } from "./inbox-edits.js";
 import { approverRuleMethods } from "./approver-rules.js";
+import { historyRuleMethods } from "./history-rules.js";
 
 export const ROLES_HEADER = "x-agent-governor-roles";
 const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at", "invalidated_at", "seal"];
@@ -56,6 +57,7 @@ const ROUTE_METHODS = {
   keys: ["GET"],
   enrollments: ["GET", "POST"],
   "approver-rules": ["GET", "PUT"],
+  "history-rules": ["GET", "PUT"],
   "approvers/:id/keys": ["GET", "POST"],
   "approvers/:id/keys/:key": ["POST", "DELETE"],
   agents: ["GET"],
@@ -195,6 +197,12 @@ export class ApprovalInbox extends DurableObject {
       case "POST enrollments":
         need("admin", "inbox");
         return this.enroll(request, roles.has("admin"));
+      case "GET history-rules":
+        need("admin", "inbox");
+        return json(this.historyRules());
+      case "PUT history-rules":
+        need("admin");
+        return this.putHistoryRules(request);
       case "GET approver-rules":
         need("admin", "inbox");
         return json({ required_approvers: this.approverRules() });
@@ -384,6 +392,8 @@ export class ApprovalInbox extends DurableObject {
 
   /** Stores a read proposal as a pending approval, tells the feed and the webhooks; returns its view. */
   createApproval(proposal) {
+    // A change its history rule refuses now is not asked for.
+    this.checkHistory(proposal, "asking for another");
     const id = crypto.randomUUID();
     const now = Date.now();
     this.db.insertApproval(id, now, proposal);
@@ -585,6 +595,9 @@ export class ApprovalInbox extends DurableObject {
         throw new HttpError(403, "forbidden", "the inbox applies only an approval a person picked after a reconfirm");
       }
     }
+    // Before the Apply, the history rules: a refused Apply uses nothing (the approval stays approved).
+    const known = typeof body.confirmation_id === "string" ? this.db.approval(body.confirmation_id) : null;
+    if (known !== null) this.checkHistory({ node_id: known.proposal.node_id, proposed_change: known.proposal.proposed_change }, "the Apply");
     return json(await this.applyRequest(body));
   }
 
@@ -676,4 +689,4 @@ export class ApprovalInbox extends DurableObject {
 }
 
 // The routes by resource, each in its own file: the approvers' keys, the live feed, the agents, the edits.
-Object.assign(ApprovalInbox.prototype, keyMethods, feedMethods, agentMethods, editMethods, approverRuleMethods);
+Object.assign(ApprovalInbox.prototype, keyMethods, feedMethods, agentMethods, editMethods, approverRuleMethods, historyRuleMethods);

@@ -240,6 +240,12 @@ async function callTool(inbox, upstream, callRequest, extra, asker) {
   if (view.state === "in_flight") return errorResult(`${name} may have run: its outcome is unknown.${asEdited} A person must reconcile it in the inbox; do not ask again.`, edited, "may_have_run");
   if (view.state !== "approved") return errorResult(`${name} was not called: its approval is ${view.state}`);
 
+  // The history rules first: a call its rule refuses now is not run, and its approval stays usable.
+  try {
+    inbox.checkHistory(view, "the call");
+  } catch (error) {
+    return errorResult(`${name} was not called: ${error.message}`);
+  }
   const result = await inbox.applyRequest(view.executor_request);
   const receipt = result.receipt ? { [RECEIPT_META]: result.receipt } : undefined;
   if (result.outcome !== "applied") {
