@@ -1,6 +1,7 @@
 // History rules, checked from the guard's own ledger before a change is asked for and before it is applied:
-// at most N applies of a change type (or `tool:<name>`) within a window. Methods of the inbox's Durable
-// Object, assigned to its prototype in inbox.js.
+// at most N applies of a change type (or `tool:<name>`) within a window, and the same change (its digest) not
+// applied again within a window. Methods of the inbox's Durable Object, assigned to its prototype in inbox.js.
+import { changeDigest, parseTime } from "agent-governor/guard";
 import { HttpError, json, onlyKeys, readJsonObject } from "./http.js";
 import { ruleKeyOf } from "./approver-rules.js";
 import { TOOL_CALL } from "./mcp.js";
@@ -15,14 +16,18 @@ export const historyRuleMethods = {
   /** `{ max_applies: { key: { count, window_ms } } }` now. */
   historyRules() {
     const text = this.db.setting("history_rules");
-    return text === null ? { max_applies: {} } : JSON.parse(text);
+    return { max_applies: {}, same_change_within_ms: null, ...(text === null ? {} : JSON.parse(text)) };
   },
 
   /** `PUT /v1/history-rules { max_applies: { "status_change": { count: 5, window_ms: 3600000 } } }` (admin). */
   async putHistoryRules(request) {
     const body = await readJsonObject(request);
-    onlyKeys(body, ["max_applies"]);
-    const rules = body.max_applies;
+    onlyKeys(body, ["max_applies", "same_change_within_ms"]);
+    const again = body.same_change_within_ms ?? null;
+    if (again !== null && (!Number.isSafeInteger(again) || again < 1000 || again > MAX_WINDOW_MS)) {
+      throw new HttpError(400, "invalid_input", `same_change_within_ms is from 1000 to ${MAX_WINDOW_MS}, or null`, "same_change_within_ms");
+    }
+    const rules = body.max_applies ?? {};
     if (rules === null || typeof rules !== "object" || Array.isArray(rules)) throw new HttpError(400, "invalid_input", "max_applies is { change type or tool:<name>: { count, window_ms } }", "max_applies");
     const entries = Object.entries(rules);
     if (entries.length > MAX_RULES) throw new HttpError(400, "invalid_input", `at most ${MAX_RULES} rules`, "max_applies");
@@ -34,7 +39,7 @@ export const historyRuleMethods = {
       if (!Number.isSafeInteger(rule.count) || rule.count < 1 || rule.count > MAX_COUNT) throw new HttpError(400, "invalid_input", `count is a whole number from 1 to ${MAX_COUNT}`, `${at}.count`);
       if (!Number.isSafeInteger(rule.window_ms) || rule.window_ms < 1000 || rule.window_ms > MAX_WINDOW_MS) throw new HttpError(400, "invalid_input", `window_ms is from 1000 to ${MAX_WINDOW_MS}`, `${at}.window_ms`);
     }
-    const kept = { max_applies: Object.fromEntries(entries.map(([key, rule]) => [key, { count: rule.count, window_ms: rule.window_ms }])) };
+    const kept = { max_applies: Object.fromEntries(entries.map(([key, rule]) => [key, { count: rule.count, window_ms: rule.window_ms }])), same_change_within_ms: again };
     this.db.replaceSetting("history_rules", JSON.stringify(kept));
     this.db.appendAudit(Date.now(), null, "history_rules_changed", kept);
     return json(kept);
@@ -44,11 +49,20 @@ export const historyRuleMethods = {
    * Refuses (429 `history_rule`) a change whose type or tool was applied as many times as its rule allows
    * within the rule's window, counted from this guard's own audit of Applies.
    */
-  checkHistory(view, doing) {
-    const key = ruleKeyOf(view);
-    const rule = this.historyRules().max_applies[key];
-    if (rule === undefined) return;
+  checkHistory(view, doing, approvalId = "") {
+    const rules = this.historyRules();
     const now = Date.now();
+    // The same change (node, type, from, to or arguments) applied within the window: not again so soon.
+    if (rules.same_change_within_ms !== null) {
+      const receipt = this.db.lastAppliedReceipt(changeDigest(view.node_id, view.proposed_change), approvalId);
+      const at = receipt === null ? null : parseTime(receipt.at);
+      if (at !== null && now - at < rules.same_change_within_ms) {
+        throw new HttpError(429, "history_rule", `the same change ran ${Math.max(0, Math.round((now - at) / 60000))} min ago (approval \`${receipt.approval_id}\`), within ${Math.round(rules.same_change_within_ms / 60000)} min: ${doing} refused`, "proposed_change");
+      }
+    }
+    const key = ruleKeyOf(view);
+    const rule = rules.max_applies[key];
+    if (rule === undefined) return;
     const applied = this.db.appliedSince(now - rule.window_ms).filter((id) => {
       const row = this.db.approval(id);
       return row !== null && ruleKeyOf({ node_id: row.proposal.node_id, proposed_change: row.proposal.proposed_change }) === key;

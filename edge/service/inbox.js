@@ -597,7 +597,7 @@ export class ApprovalInbox extends DurableObject {
     }
     // Before the Apply, the history rules: a refused Apply uses nothing (the approval stays approved).
     const known = typeof body.confirmation_id === "string" ? this.db.approval(body.confirmation_id) : null;
-    if (known !== null) this.checkHistory({ node_id: known.proposal.node_id, proposed_change: known.proposal.proposed_change }, "the Apply");
+    if (known !== null) this.checkHistory({ node_id: known.proposal.node_id, proposed_change: known.proposal.proposed_change }, "the Apply", known.id);
     return json(await this.applyRequest(body));
   }
 

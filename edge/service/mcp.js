@@ -242,7 +242,7 @@ async function callTool(inbox, upstream, callRequest, extra, asker) {
 
   // The history rules first: a call its rule refuses now is not run, and its approval stays usable.
   try {
-    inbox.checkHistory(view, "the call");
+    inbox.checkHistory(view, "the call", view.approval_id);
   } catch (error) {
     return errorResult(`${name} was not called: ${error.message}`);
   }

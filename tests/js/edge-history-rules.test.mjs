@@ -48,3 +48,22 @@ test("at most one status change an hour: the second approved one is not applied,
   assert.equal((await api.put("/v1/history-rules", { max_applies: {} }, ADMIN)).status, 200);
   assert.equal((await api.post("/v1/apply", second.decided.executor_request, AGENT)).body.outcome, "applied");
 });
+
+test("the same change applied within the window is not asked for again; without the rule it is", async () => {
+  const api = guard.client;
+  assert.equal((await api.put("/v1/history-rules", { same_change_within_ms: 5 }, ADMIN)).status, 400);
+  assert.equal((await api.put("/v1/history-rules", { same_change_within_ms: 3_600_000 }, ADMIN)).status, 200);
+  const key = await registerEd25519(api, "iris", "desk");
+  const node = nextNode();
+  board.board.set(node, "todo");
+  const proposal = await propose(api, node);
+  const decided = (await approve(api, proposal, key)).body;
+  assert.equal((await api.post("/v1/apply", decided.executor_request, AGENT)).body.outcome, "applied");
+  // Someone moved the task back: the same change again, so soon, is refused with when it ran.
+  board.board.set(node, "todo");
+  const again = await api.post("/v1/proposals", { node_id: node, proposed_change: { type: "status_change", from: "todo", to: "in_progress" }, intent: "again" }, AGENT);
+  assert.equal(again.status, 429);
+  assert.match(again.body.message, /the same change ran 0 min ago \(approval `[0-9a-f-]+`\), within 60 min/);
+  assert.equal((await api.put("/v1/history-rules", { same_change_within_ms: null }, ADMIN)).status, 200);
+  assert.equal((await api.post("/v1/proposals", { node_id: node, proposed_change: { type: "status_change", from: "todo", to: "in_progress" }, intent: "again" }, AGENT)).status, 201);
+});
