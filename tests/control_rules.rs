@@ -89,21 +89,20 @@ impl Host {
     }
 
     fn finish(&mut self, succeeded: bool, detail: &str) -> Vec<ControlEffect> {
-        let action_id = self
-            .state
-            .in_progress
-            .as_ref()
-            .map(|a| a.id.clone())
-            .unwrap_or_default();
-        self.send(ControlEvent::ExecutionFinished {
-            action_id,
-            succeeded,
-            detail: detail.to_owned(),
-            not_applied: false,
-        })
+        self.finish_reporting(succeeded, detail, false)
     }
 
     fn finish_not_applied(&mut self, succeeded: bool, detail: &str) -> Vec<ControlEffect> {
+        self.finish_reporting(succeeded, detail, true)
+    }
+
+    /// The host's report of the action in progress.
+    fn finish_reporting(
+        &mut self,
+        succeeded: bool,
+        detail: &str,
+        not_applied: bool,
+    ) -> Vec<ControlEffect> {
         let action_id = self
             .state
             .in_progress
@@ -114,7 +113,7 @@ impl Host {
             action_id,
             succeeded,
             detail: detail.to_owned(),
-            not_applied: true,
+            not_applied,
         })
     }
 

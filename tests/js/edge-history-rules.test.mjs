@@ -2,22 +2,13 @@
 // counted from the guard's own audit of Applies; beyond it a new proposal is not asked for and an approved
 // change is not applied (its approval stays usable), each refused with the rule's words.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { startTaskBoard } from "../../examples/task-board.mjs";
-import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, startGuardService } from "./edge-service-support.mjs";
+import { test } from "node:test";
+import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, boardAndGuard } from "./edge-service-support.mjs";
 
-let board;
-let guard;
-before(async () => {
-  board = await startTaskBoard();
-  guard = await startGuardService(board);
-});
-after(async () => {
-  await guard?.dispose();
-  await board?.close();
-});
+const running = boardAndGuard();
 
 test("at most one status change an hour: the second approved one is not applied, and a third is not asked for", async () => {
+  const { board, guard } = running;
   const api = guard.client;
   assert.equal((await api.put("/v1/history-rules", { max_applies: { status_change: { count: 1, window_ms: 3_600_000 } } }, INBOX)).status, 403);
   for (const bad of [{ status_change: { count: 0, window_ms: 60_000 } }, { status_change: { count: 1, window_ms: 10 } }, { tool_call: { count: 1, window_ms: 60_000 } }, { status_change: { count: 1, window_ms: 60_000, extra: 1 } }]) {
@@ -50,6 +41,7 @@ test("at most one status change an hour: the second approved one is not applied,
 });
 
 test("the same change applied within the window is not asked for again; without the rule it is", async () => {
+  const { board, guard } = running;
   const api = guard.client;
   assert.equal((await api.put("/v1/history-rules", { same_change_within_ms: 5 }, ADMIN)).status, 400);
   assert.equal((await api.put("/v1/history-rules", { same_change_within_ms: 3_600_000 }, ADMIN)).status, 200);

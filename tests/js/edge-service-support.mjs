@@ -5,6 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { webcrypto, createHash } from "node:crypto";
+import { after, before } from "node:test";
+import { startTaskBoard } from "../../examples/task-board.mjs";
 import { startEdgeWorker } from "./helpers.mjs";
 import { base64url, confirmationChallenge, actionChallenge, generateApproverKey, signAction, signConfirmation, verifyReceipts } from "../../dist/guard/node.js";
 
@@ -90,6 +92,23 @@ export async function registerEd25519(api, approver, keyId) {
 }
 
 let nodeCounter = 0;
+/**
+ * The demo task board and a guard service in front of it, for the tests of one file: started before them and
+ * stopped after. Returns `{ board, guard }`, filled once they have started.
+ */
+export function boardAndGuard(options) {
+  const running = { board: null, guard: null };
+  before(async () => {
+    running.board = await startTaskBoard();
+    running.guard = await startGuardService(running.board, options);
+  });
+  after(async () => {
+    await running.guard?.dispose();
+    await running.board?.close();
+  });
+  return running;
+}
+
 export function nextNode() {
   nodeCounter += 1;
   return `task-${process.pid}-${nodeCounter}`;

@@ -2,22 +2,13 @@
 // distinct people; one person's signature (and their second device) is one of two, the agent that proposed
 // it is never one, and only the second person's signature approves it, which is then applied once.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { startTaskBoard } from "../../examples/task-board.mjs";
-import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, startGuardService } from "./edge-service-support.mjs";
+import { test } from "node:test";
+import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, boardAndGuard } from "./edge-service-support.mjs";
 
-let board;
-let guard;
-before(async () => {
-  board = await startTaskBoard();
-  guard = await startGuardService(board);
-});
-after(async () => {
-  await guard?.dispose();
-  await board?.close();
-});
+const running = boardAndGuard();
 
 test("a change type that needs two people: one person's keys count once, the proposer never, and the second person's y applies it once", async () => {
+  const { board, guard } = running;
   const api = guard.client;
   // Only the admin sets the rule; a bad one is refused by name.
   assert.equal((await api.put("/v1/approver-rules", { required_approvers: { status_change: 2 } }, INBOX)).status, 403);
@@ -69,6 +60,7 @@ test("a change type that needs two people: one person's keys count once, the pro
 });
 
 test("a signature by a key revoked since no longer counts; a rule for every tool call is refused (a tool is named)", async () => {
+  const { board, guard } = running;
   const api = guard.client;
   assert.equal((await api.put("/v1/approver-rules", { required_approvers: { tool_call: 2 } }, ADMIN)).status, 400);
   assert.equal((await api.put("/v1/approver-rules", { required_approvers: { status_change: 2 } }, ADMIN)).status, 200);

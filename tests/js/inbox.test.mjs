@@ -174,12 +174,7 @@ test("a passkey through Chromium's virtual authenticator (user verification on) 
   await page.goto(inboxUrl);
   await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
   // A fresh approver on this page: forget the device key the earlier tests registered.
-  await page.evaluate(() => new Promise((resolve) => {
-    const request = indexedDB.deleteDatabase("agent-governor-inbox");
-    request.onsuccess = request.onerror = request.onblocked = () => resolve();
-  }));
-  await page.reload();
-  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+  await forgetApprover(page);
   // With a platform authenticator, the passkey is offered first (and is what Enter registers).
   assert.equal(await page.evaluate(() => document.querySelector("#register .actions button:not([hidden])")?.id), "register-passkey");
   await page.fill("#approver-name", "bob");
@@ -240,18 +235,28 @@ test("a passkey through Chromium's virtual authenticator (user verification on) 
   await page.close();
 });
 
-/** Forgets this browser's approver key, then registers a fresh device key as `name`. */
-async function registerFreshDeviceKey(page, name) {
+/** Forgets this browser's approver key (the earlier tests registered one) and loads the page again. */
+async function forgetApprover(page) {
   await page.evaluate(() => new Promise((resolve) => {
     const request = indexedDB.deleteDatabase("agent-governor-inbox");
     request.onsuccess = request.onerror = request.onblocked = () => resolve();
   }));
   await page.reload();
   await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+}
+
+/** Registers this page's device key as `name` with enrollment code `code`. */
+async function registerDeviceKeyWith(page, name, code) {
   await page.fill("#approver-name", name);
-  await page.fill("#enrollment-code", await invitation(name));
+  await page.fill("#enrollment-code", code);
   await page.click("#register-device");
   await page.waitForFunction((who) => document.getElementById("approver-status").textContent.includes(who), name, { timeout: 10_000 });
+}
+
+/** Forgets this browser's approver key, then registers a fresh device key as `name`, invited. */
+async function registerFreshDeviceKey(page, name) {
+  await forgetApprover(page);
+  await registerDeviceKeyWith(page, name, await invitation(name));
 }
 
 test("accessibility: axe-core finds no serious or critical violation (light and dark, en and ja); a keyboard-only approval", async () => {
@@ -774,15 +779,8 @@ test("enrollment: only the first approver registers without a code; an admin inv
   // An admin (with the admin role) invites from the inbox.
   const { page, errors } = await openInbox();
   const adminCode = await guard.client.post("/v1/enrollments", { approver: "nora", roles: ["admin"] }, ADMIN);
-  await page.evaluate(() => new Promise((resolve) => {
-    const request = indexedDB.deleteDatabase("agent-governor-inbox");
-    request.onsuccess = request.onerror = request.onblocked = () => resolve();
-  }));
-  await page.reload();
-  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
-  await page.fill("#approver-name", "nora");
-  await page.fill("#enrollment-code", adminCode.body.enrollment_code);
-  await page.click("#register-device");
+  await forgetApprover(page);
+  await registerDeviceKeyWith(page, "nora", adminCode.body.enrollment_code);
   await page.locator("#invite-card").waitFor({ state: "visible", timeout: 10_000 });
   await page.fill("#invite-name", "otto");
   await page.click("#invite-send");
@@ -801,16 +799,8 @@ test("enrollment: only the first approver registers without a code; an admin inv
   assert.equal(byPia.status, 403);
   // Otto registers with the code; the audit says nora invited him.
   const ottoPage = (await openInbox()).page;
-  await ottoPage.evaluate(() => new Promise((resolve) => {
-    const request = indexedDB.deleteDatabase("agent-governor-inbox");
-    request.onsuccess = request.onerror = request.onblocked = () => resolve();
-  }));
-  await ottoPage.reload();
-  await ottoPage.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
-  await ottoPage.fill("#approver-name", "otto");
-  await ottoPage.fill("#enrollment-code", ottoCode);
-  await ottoPage.click("#register-device");
-  await ottoPage.waitForFunction(() => document.getElementById("approver-status").textContent.includes("otto"), null, { timeout: 10_000 });
+  await forgetApprover(ottoPage);
+  await registerDeviceKeyWith(ottoPage, "otto", ottoCode);
   // The admin's page reads the audit again (as it does when it loads).
   await page.reload();
   await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
