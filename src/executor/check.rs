@@ -102,6 +102,12 @@ pub enum Phase {
     ActionAlreadyRan,
     /// A person said "not applied" while an Apply of it is still running here.
     ApplyRunning,
+    /// The standing approval a confirmation was made under has expired.
+    MandateExpired,
+    /// The standing approval was revoked by a person (or is not registered with this Executor).
+    MandateRevoked,
+    /// The standing approval has no use left.
+    MandateUsedUp,
 }
 
 impl Phase {
@@ -126,6 +132,9 @@ impl Phase {
             Self::ActionInFlight => "action_in_flight",
             Self::ActionAlreadyRan => "action_already_ran",
             Self::ApplyRunning => "apply_running",
+            Self::MandateExpired => "mandate_expired",
+            Self::MandateRevoked => "mandate_revoked",
+            Self::MandateUsedUp => "mandate_used_up",
         }
     }
 }
@@ -271,6 +280,18 @@ pub fn check_before_apply(
             messages::expired(language, &confirmation.confirmed_at),
         ));
     }
+    // Step 3a, for a confirmation made under a standing approval: the approval itself still stands.
+    if let Some(mandate) = &confirmation.mandate {
+        let expires = mandate
+            .window()
+            .map_or(EpochMillis::MIN, |(_, expires)| expires);
+        if now >= expires {
+            return Err(Rejection::new(
+                Phase::MandateExpired,
+                messages::mandate_expired(language, &mandate.expires_at),
+            ));
+        }
+    }
     // Step 3b: cancelled; and invalidated earlier by step 6.
     if confirmation.cancelled {
         return Err(Rejection::new(
@@ -349,6 +370,16 @@ pub fn check_confirmation(
     keys: &KeyRing,
     current_status: Option<&str>,
 ) -> CheckVerdict {
+    // A use of a standing approval counts only where its uses are counted: the Executor's store.
+    if confirmation.is_some_and(|found| found.mandate.is_some()) {
+        return CheckVerdict::Rejected {
+            phase: Phase::SignatureInvalid,
+            reason: messages::signature_invalid(
+                policy.language,
+                "it was made under a standing approval, which only the Executor that registered it (and counts its uses) applies",
+            ),
+        };
+    }
     if let Err(Rejection { phase, reason }) =
         check_before_apply(confirmation, request, now, policy, keys)
     {

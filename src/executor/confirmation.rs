@@ -1,5 +1,6 @@
 //! The Confirmation Object: a human's approval of one proposed change, and its lifecycle in the store.
 
+use super::mandate::Mandate;
 use super::passkey::PasskeyAssertion;
 use crate::input::{InputError, Validate, require_non_empty};
 use crate::timestamp::{EpochMillis, format_rfc3339, parse_rfc3339};
@@ -85,6 +86,12 @@ pub struct Confirmation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[tsify(optional)]
     pub assertion: Option<PasskeyAssertion>,
+    /// Instead of a person's signature on this change: the standing approval it was made under (a
+    /// [`Mandate`] that covers exactly this change), with no `key_id`, `signature` or `assertion` of its own.
+    /// Only an Executor's own use of a registered mandate makes such a confirmation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    pub mandate: Option<Box<Mandate>>,
     #[serde(default)]
     pub consumed: bool,
     #[serde(default)]

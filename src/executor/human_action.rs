@@ -55,6 +55,8 @@ pub enum HumanActionKind {
     /// An admin invites a person to approve (an enrollment code for them): `approval_id` names the guard's
     /// enrollments, `detail` the person's name and roles as the guard shows them, `version` the guard's.
     Enroll,
+    /// A person revokes a standing approval (`approval_id` is the mandate's id, `version` its record's).
+    RevokeMandate,
 }
 
 impl HumanActionKind {
@@ -69,6 +71,7 @@ impl HumanActionKind {
             Self::RenameKey => "rename_key",
             Self::Command => "command",
             Self::Enroll => "enroll",
+            Self::RevokeMandate => "revoke_mandate",
         }
     }
 

@@ -54,6 +54,7 @@ pub fn issue_confirmation(
         key_id: None,
         signature: None,
         assertion: None,
+        mandate: None,
         consumed: false,
         consumed_at: None,
         cancelled: false,

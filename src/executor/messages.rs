@@ -64,6 +64,13 @@ pub fn not_yet_valid(language: Language, confirmed_at: &str, skew_ms: i64) -> St
     )
 }
 
+pub fn mandate_expired(language: Language, expires_at: &str) -> String {
+    language.pick(
+        || format!("The standing approval this change was made under expired at {expires_at}."),
+        || format!("この変更の根拠である常設承認は {expires_at} に期限切れになりました。"),
+    )
+}
+
 pub fn expired(language: Language, confirmed_at: &str) -> String {
     language.pick(
         || {

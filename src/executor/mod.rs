@@ -18,6 +18,7 @@ pub mod host_verification;
 pub mod human_action;
 pub mod issue;
 pub mod ledger;
+pub mod mandate;
 pub mod messages;
 pub mod passkey;
 pub mod public_key;

@@ -196,6 +196,9 @@ impl KeyRing {
 
     /// Checks the signature of `confirmation`; the error says what is wrong, for the `signature_invalid` phase.
     pub fn verify(&self, confirmation: &Confirmation) -> Result<(), String> {
+        if let Some(mandate) = &confirmation.mandate {
+            return super::mandate::verify_backing(self, confirmation, mandate);
+        }
         let proof = Proof {
             key_id: confirmation.key_id.as_deref(),
             signature: confirmation.signature.as_deref(),

@@ -9,6 +9,7 @@ use super::confirmation::{Confirmation, ConfirmationState, store_key};
 use super::human_action::stale;
 use super::human_action::{HumanAction, HumanActionKind, check_human_action};
 use super::ledger::{record_action, record_consumed, replayed, was_consumed, was_used};
+use super::mandate::record::{MandateRecord, read_record, revoke};
 use super::messages;
 use super::run::Executor;
 use super::state_version::state_version;
@@ -33,9 +34,13 @@ pub enum ActionOutcome {
         /// The confirmation as stored after a cancel or a reconcile; `null` for other actions.
         #[tsify(type = "Confirmation | null")]
         confirmation: Option<Box<Confirmation>>,
-        /// The version of the confirmation after the action (`null` for other actions).
+        /// The version of the confirmation (or the standing approval) after the action (`null` for other
+        /// actions).
         #[tsify(type = "string | null")]
         version: Option<String>,
+        /// The standing approval's record after a `revoke_mandate`; `null` for other actions.
+        #[tsify(type = "MandateRecord | null")]
+        mandate: Option<Box<MandateRecord>>,
     },
     /// Nothing changed. `phase` says why: `signature_invalid`, `not_yet_valid`, `expired_time`,
     /// `stale_action`, `action_replayed`, `not_found`, `record_tampered`, `not_cancellable`,
@@ -92,6 +97,12 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
                     confirmation.audience.as_deref(),
                     self.options.audience.as_deref(),
                 ),
+            ));
+        }
+        if confirmation.mandate.is_some() {
+            return Err(StorageError::Malformed(
+                "a confirmation under a standing approval is made by the Executor itself (confirmByMandate), never saved"
+                    .to_owned(),
             ));
         }
         if confirmation.state() != ConfirmationState::Approved || confirmation.seal.is_some() {
@@ -154,10 +165,19 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
         } else {
             None
         };
-        let version = match (&loaded, host_version) {
-            (Some((_, text)), _) => state_version(text),
-            (None, Some(version)) => version.to_owned(),
-            (None, None) => {
+        let mandate = if kind == HumanActionKind::RevokeMandate {
+            match read_record(&self.store, &action.approval_id).await {
+                Ok(Some(found)) => Some(found),
+                Ok(None) => return ActionOutcome::failed(&StorageError::NotFound),
+                Err(why) => return ActionOutcome::failed(&StorageError::Malformed(why)),
+            }
+        } else {
+            None
+        };
+        let version = match (&loaded, &mandate, host_version) {
+            (Some((_, text)), _, _) | (None, Some((_, text)), _) => state_version(text),
+            (None, None, Some(version)) => version.to_owned(),
+            (None, None, None) => {
                 return ActionOutcome::refused(Rejection::new(
                     Phase::StaleAction,
                     format!(
@@ -219,11 +239,33 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
                 return ActionOutcome::failed(&error);
             }
         }
+        if let Some((record, _)) = &mandate {
+            if let Some(at) = &record.revoked_at {
+                return ActionOutcome::refused(Rejection::new(
+                    Phase::MandateRevoked,
+                    format!("This standing approval was already revoked at {at}."),
+                ));
+            }
+        }
         let at = parse_rfc3339(&action.at).unwrap_or(now);
         match record_action(&self.store, action, at, self.options.clock_skew_ms).await {
             Ok(()) => {}
             Err(Ok(rejection)) => return ActionOutcome::refused(rejection),
             Err(Err(error)) => return ActionOutcome::failed(&StorageError::Port(error.message)),
+        }
+        if let Some((record, text)) = mandate {
+            let by = action.key_id.clone().unwrap_or_default();
+            return match revoke(&self.store, record, &text, &by, now).await {
+                Ok(Some(next_text)) => ActionOutcome::Taken {
+                    action: kind,
+                    sign_count,
+                    confirmation: None,
+                    version: Some(state_version(&next_text)),
+                    mandate: serde_json::from_str(&next_text).ok().map(Box::new),
+                },
+                Ok(None) => ActionOutcome::failed(&StorageError::Conflict),
+                Err(why) => ActionOutcome::failed(&StorageError::Port(why)),
+            };
         }
         let Some((confirmation, text)) = loaded else {
             return ActionOutcome::Taken {
@@ -231,6 +273,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
                 sign_count,
                 confirmation: None,
                 version: None,
+                mandate: None,
             };
         };
         let next = match kind {
@@ -266,6 +309,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             sign_count,
             confirmation: Some(Box::new(stored)),
             version: Some(state_version(&next_text)),
+            mandate: None,
         }
     }
 

@@ -167,6 +167,8 @@ pub struct FakeSkill {
     pub answers: Rc<RefCell<Vec<Answered>>>,
     pub previews: Rc<Cell<usize>>,
     pub yields: Yields,
+    /// When set, a successful Apply leaves the node's status as it was (a tool call, which has none).
+    pub statusless: Rc<Cell<bool>>,
 }
 
 impl FakeSkill {
@@ -221,7 +223,7 @@ impl Skill for FakeSkill {
         self.answers
             .borrow_mut()
             .push((request.confirmation.confirmation_id.clone(), status));
-        if matches!(answer, Ok(SkillResponse { status: 200, .. })) {
+        if matches!(answer, Ok(SkillResponse { status: 200, .. })) && !self.statusless.get() {
             self.statuses
                 .borrow_mut()
                 .insert(request.node_id.clone(), request.confirm_status.clone());
