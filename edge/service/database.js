@@ -105,6 +105,11 @@ export class Database {
     return this.rows("SELECT value FROM confirmations WHERE key = ?", `confirmation/${id}`)[0]?.value ?? null;
   }
 
+  /** The Executor's records of standing approvals (`mandate/{id}`), as stored. */
+  mandateRecords() {
+    return this.rows("SELECT value FROM confirmations WHERE key LIKE 'mandate/%'");
+  }
+
   confirmation(id) {
     const text = this.confirmationText(id);
     return text === null ? null : JSON.parse(text);

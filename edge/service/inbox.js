@@ -18,6 +18,7 @@ import { feedMethods, requireUpgrade } from "./inbox-feed.js";
 import { editMethods } from "./inbox-edits.js";
 import { approverRuleMethods } from "./approver-rules.js";
 import { historyRuleMethods } from "./history-rules.js";
+import { mandateMethods } from "./mandates.js";
 
 export const ROLES_HEADER = "x-agent-governor-roles";
 const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at", "invalidated_at", "seal"];
@@ -58,6 +59,8 @@ const ROUTE_METHODS = {
   enrollments: ["GET", "POST"],
   "approver-rules": ["GET", "PUT"],
   "history-rules": ["GET", "PUT"],
+  mandates: ["GET", "POST"],
+  "mandates/:id/revoke": ["POST"],
   "approvers/:id/keys": ["GET", "POST"],
   "approvers/:id/keys/:key": ["POST", "DELETE"],
   agents: ["GET"],
@@ -138,7 +141,7 @@ export class ApprovalInbox extends DurableObject {
     switch (route) {
       case "POST proposals":
         need("agent");
-        return this.propose(request);
+        return this.propose(request, roles);
       case "GET approvals":
         need("agent", "inbox", "admin");
         return this.list(url);
@@ -197,6 +200,18 @@ export class ApprovalInbox extends DurableObject {
       case "POST enrollments":
         need("admin", "inbox");
         return this.enroll(request, roles.has("admin"));
+      case "GET mandates":
+        need("agent", "inbox", "admin");
+        return json({ audience: this.audience, mandates: this.mandates() });
+      case "POST mandates":
+        need("inbox", "admin");
+        return this.createMandate(request);
+      case "POST mandates/:id":
+        need("inbox", "admin");
+        if (id !== "preview") throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
+        return this.previewMandate(request);
+      case "POST mandates/:id/revoke":
+        return this.revokeMandate(id, request);
       case "GET history-rules":
         need("admin", "inbox");
         return json(this.historyRules());
@@ -361,8 +376,15 @@ export class ApprovalInbox extends DurableObject {
     return [...Object.keys(this.skillUrls), ...(this.mcp ? [TOOL_CALL] : [])];
   }
 
-  async propose(request) {
-    return json(this.createApproval(readProposal(await readJsonObject(request), this.skillTypes())), 201);
+  async propose(request, roles) {
+    const proposal = readProposal(await readJsonObject(request), this.skillTypes());
+    // Only an agent its token proves may run under a standing approval (a bound token names its agent).
+    const bound = [...roles].filter((role) => role.startsWith("agent:")).map((role) => role.slice(6));
+    const proven = bound.length === 1 && (proposal.agent_id === null || proposal.agent_id === undefined || proposal.agent_id === bound[0]) ? bound[0] : null;
+    const view = this.createApproval(proven === null ? proposal : { ...proposal, agent_id: proven }, { notify: false });
+    const decided = await this.approveByMandate(view, proven);
+    if (decided.state === "pending") this.webhook(decided.approval_id, proposalMessage(decided));
+    return json(decided, 201);
   }
 
   /**
@@ -391,7 +413,7 @@ export class ApprovalInbox extends DurableObject {
   }
 
   /** Stores a read proposal as a pending approval, tells the feed and the webhooks; returns its view. */
-  createApproval(proposal) {
+  createApproval(proposal, { notify = true } = {}) {
     // A change its history rule refuses now is not asked for.
     this.checkHistory(proposal, "asking for another");
     const id = crypto.randomUUID();
@@ -400,7 +422,7 @@ export class ApprovalInbox extends DurableObject {
     this.db.appendAudit(now, id, "proposed", { node_id: proposal.node_id, proposed_change: proposal.proposed_change, agent_id: proposal.agent_id });
     this.publish(id);
     const view = this.view(id);
-    this.webhook(id, proposalMessage(view));
+    if (notify) this.webhook(id, proposalMessage(view));
     return view;
   }
 
@@ -689,4 +711,4 @@ export class ApprovalInbox extends DurableObject {
 }
 
 // The routes by resource, each in its own file: the approvers' keys, the live feed, the agents, the edits.
-Object.assign(ApprovalInbox.prototype, keyMethods, feedMethods, agentMethods, editMethods, approverRuleMethods, historyRuleMethods);
+Object.assign(ApprovalInbox.prototype, keyMethods, feedMethods, agentMethods, editMethods, approverRuleMethods, historyRuleMethods, mandateMethods);

@@ -171,8 +171,11 @@ function pendingAnswer(view, env) {
  */
 function askerOf(roles) {
   const bound = [...roles].find((role) => role.startsWith("agent:"));
-  return bound === undefined ? "mcp" : bound.slice("agent:".length);
+  return bound === undefined ? UNBOUND_ASKER : bound.slice("agent:".length);
 }
+
+/** The asker of a token bound to no agent: never covered by a standing approval (nothing proves who it is). */
+const UNBOUND_ASKER = "mcp";
 
 /**
  * The approval a client's call asked for (the proposal, when `view` is a person's edit of it) and the one that
@@ -215,6 +218,8 @@ async function callTool(inbox, upstream, callRequest, extra, asker) {
       // A call the inbox will not take (too long to show, say) is the caller's error, not the server's.
       throw protocolError(ErrorCode.InvalidParams, error?.message ?? String(error));
     }
+    // A new call a live standing approval covers (its agent proven by a bound token) runs at once.
+    if (view.state === "pending" && asker !== UNBOUND_ASKER) view = await inbox.approveByMandate(view, asker);
     const { deciding } = askedAndDeciding(inbox, view);
     if (deciding.state !== "approved") return pendingAnswer(deciding, inbox.env);
   } else {

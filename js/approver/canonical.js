@@ -14,6 +14,7 @@ const CONFIRMATION_DOMAIN_WITH_AUDIENCE = "agent-governor/confirmation/v2";
 const CONFIRMATION_DOMAIN_WITH_ACTION = "agent-governor/confirmation/v3";
 const ACTION_DOMAIN = "agent-governor/action/v2";
 const RECEIPT_DOMAIN = "agent-governor/receipt/v1";
+const MANDATE_DOMAIN = "agent-governor/mandate/v1";
 
 /** The human action kinds a guard knows (`HumanActionKind` in the core). */
 export const HUMAN_ACTION_KINDS = Object.freeze([
@@ -26,6 +27,7 @@ export const HUMAN_ACTION_KINDS = Object.freeze([
   "rename_key",
   "command",
   "enroll",
+  "revoke_mandate",
 ]);
 
 /** The core reads no input (a text, an object's JSON) over 1 MiB; neither is one signed here. */
@@ -264,4 +266,57 @@ export function receiptBytes(receipt) {
 /** SHA-256 of `bytes` from the host's WebCrypto: the 32-byte challenge a passkey signs. */
 export async function sha256(subtle, bytes) {
   return new Uint8Array(await subtle.digest("SHA-256", bytes));
+}
+
+const MANDATE_FIELDS = ["mandate_id", "audience", "agents", "action", "constraints", "max_uses", "issued_at", "expires_at", "key_id", "signature", "assertion"];
+const CONSTRAINT_OPS = ["equals", "one_of", "starts_with", "ends_with", "at_most", "at_least"];
+
+/** JSON with every object's members sorted by UTF-16 code units and nothing else changed (the core's canonical JSON). */
+function canonicalJson(value) {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Standing approval `mandate` as the guard reads it, and the bytes that sign it with key `keyId`: the canonical
+ * JSON of `["agent-governor/mandate/v1", keyId, terms]`, the terms being every field but the proof.
+ */
+export function mandatePayload(mandate, keyId) {
+  const m = jsonObject("mandate", mandate, MANDATE_FIELDS);
+  const id = keyIdText("keyId", keyId);
+  if (typeof m.mandate_id !== "string" || !NONCE.test(m.mandate_id)) {
+    throw typedError("invalid_input", "mandate.mandate_id", "mandate.mandate_id must be 16 to 128 characters of A-Z a-z 0-9 - _");
+  }
+  const audience = optional("mandate.audience", m.audience, nonEmpty);
+  if (!Array.isArray(m.agents) || m.agents.length === 0) throw typedError("invalid_input", "mandate.agents", "mandate.agents must name at least one agent");
+  m.agents.forEach((agent, index) => nonEmpty(`mandate.agents[${index}]`, agent));
+  nonEmpty("mandate.action", m.action);
+  const constraints = m.constraints ?? [];
+  if (!Array.isArray(constraints)) throw typedError("invalid_input", "mandate.constraints", "mandate.constraints must be a list");
+  constraints.forEach((constraint, index) => {
+    const at = `mandate.constraints[${index}]`;
+    const c = jsonObject(at, constraint, ["field", "op", "value"]);
+    nonEmpty(`${at}.field`, c.field);
+    if (!CONSTRAINT_OPS.includes(c.op)) throw typedError("invalid_input", `${at}.op`, `${at}.op must be one of ${CONSTRAINT_OPS.join(", ")}`);
+    if (!("value" in c)) throw typedError("invalid_input", `${at}.value`, `${at}.value is required`);
+  });
+  if (!Number.isInteger(m.max_uses) || m.max_uses < 1 || m.max_uses > 1000) {
+    throw typedError("invalid_input", "mandate.max_uses", "mandate.max_uses must be a whole number from 1 to 1000");
+  }
+  const terms = {
+    mandate_id: m.mandate_id,
+    ...(audience === null ? {} : { audience }),
+    agents: m.agents,
+    action: m.action,
+    constraints,
+    max_uses: m.max_uses,
+    issued_at: time("mandate.issued_at", m.issued_at),
+    expires_at: time("mandate.expires_at", m.expires_at),
+  };
+  const json = canonicalJson([MANDATE_DOMAIN, id, terms]);
+  if (json.length > MAX_INPUT_BYTES) throw typedError("invalid_input", "mandate", `mandate is at least ${json.length} bytes; the limit is ${MAX_INPUT_BYTES}`);
+  return { value: terms, bytes: encoder.encode(json) };
 }

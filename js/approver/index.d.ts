@@ -1,7 +1,7 @@
 // Types only: importing `agent-governor/approver` loads no WebAssembly. The module's types declare
 // `[Symbol.dispose]`, hence the lib reference (as in the module entries).
 /// <reference lib="esnext.disposable" />
-import type { Confirmation, HumanAction, PasskeyAssertion, PublicKeySpec, Receipt } from "../guard/wasm/agent_governor_guard.js";
+import type { Confirmation, HumanAction, Mandate, PasskeyAssertion, PublicKeySpec, Receipt } from "../guard/wasm/agent_governor_guard.js";
 
 /**
  * The host's WebCrypto `CryptoKey` where its types are loaded (the DOM lib, a worker's types, @types/node);
@@ -71,5 +71,11 @@ export function passkeyPublicKey(
 ): PublicKeySpec;
 export function approveWithPasskey(confirmation: Confirmation, passkey: PasskeyRef): Promise<Confirmation>;
 export function signActionWithPasskey(action: UnsignedHumanAction, passkey: PasskeyRef): Promise<HumanAction>;
+/** A standing approval before signing: its terms, with no proof. */
+export type UnsignedMandate = Omit<Mandate, "key_id" | "signature" | "assertion"> & { key_id?: string | null };
+/** Signs a standing approval's terms with an Ed25519 approver key; returns them with `key_id` and `signature`. */
+export function signMandate(mandate: UnsignedMandate, key: Pick<ApproverKey, "keyId" | "privateKey">): Promise<Mandate>;
+/** Signs a standing approval's terms with the person's passkey; returns them with `key_id` and `assertion`. */
+export function signMandateWithPasskey(mandate: UnsignedMandate, passkey: PasskeyRef): Promise<Mandate>;
 export function base64url(bytes: ArrayBuffer | Uint8Array): string;
 export function fromBase64url(text: string): Uint8Array;

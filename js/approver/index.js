@@ -3,7 +3,7 @@
 // loads no wasm: `agent-governor/approver`. A private key can stay non-extractable and never leaves
 // WebCrypto; passkeys sign inside the authenticator. The bytes signed are the core's canonical encoding
 // (./canonical.js), so any guard verifies them.
-import { actionPayload, confirmationPayload, isBlank, keyIdText, receiptBytes, sha256 } from "./canonical.js";
+import { actionPayload, confirmationPayload, isBlank, keyIdText, mandatePayload, receiptBytes, sha256 } from "./canonical.js";
 import { typedError } from "./errors.js";
 import { isPlainObject } from "./plain-object.js";
 import { readOptions } from "./options.js";
@@ -258,4 +258,23 @@ export async function signActionWithPasskey(unsignedAction, passkey) {
   const assertion = await getAssertion(await sha256(subtle(), bytes), ref);
   const { signature: _dropped, ...rest } = value;
   return { ...rest, key_id: ref.keyId, signature: null, assertion };
+}
+
+/**
+ * Signs a standing approval (a mandate: which agents may run what, within which constraints, how often, until
+ * when) with an Ed25519 approver key. Returns its terms with `key_id` and `signature`.
+ */
+export async function signMandate(mandate, key) {
+  const { keyId, privateKey } = readSigningKey(key);
+  const { value, bytes } = readValue("mandate", () => mandatePayload(mandate, keyId));
+  const signature = await subtle().sign(ED25519, privateKey, bytes);
+  return { ...value, key_id: keyId, signature: hex(signature) };
+}
+
+/** Signs a standing approval with the person's passkey: returns its terms with `key_id` and `assertion`. */
+export async function signMandateWithPasskey(mandate, passkey) {
+  const ref = readPasskey(passkey);
+  const { value, bytes } = readValue("mandate", () => mandatePayload(mandate, ref.keyId));
+  const assertion = await getAssertion(await sha256(subtle(), bytes), ref);
+  return { ...value, key_id: ref.keyId, assertion };
 }

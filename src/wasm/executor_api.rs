@@ -9,6 +9,7 @@ use super::executor_setup::{
 };
 use super::ports::{JsAudit, JsClock, JsSkill, JsStore, optional_function};
 use crate::executor::check::check_confirmation_json_str;
+use crate::executor::mandate::{Mandate, MandateUse};
 use crate::executor::check::clock_skew_from_host;
 use crate::executor::human_action::HumanAction;
 use crate::executor::issue::random_confirmation_id;
@@ -244,6 +245,72 @@ impl JsExecutor {
                 .await
                 .map(|version| version.map_or(JsValue::NULL, JsValue::from))
                 .map_err(|error| storage_error(&error))
+        })
+    }
+
+    /// Registers a person's signed standing approval (a mandate): authentic, for this Executor's audience,
+    /// not expired, under an id not yet taken. Resolves to `{ record, signCount }` (a passkey's signature
+    /// counter, for the host to compare with the key's last one; `null` otherwise); rejects with a coded
+    /// error (`signature_invalid`, `wrong_audience`, `not_yet_valid`, `mandate_expired`, `already_exists`).
+    #[wasm_bindgen(js_name = saveMandate, unchecked_return_type = "Promise<{ record: MandateRecord; signCount: number | null }>")]
+    pub fn save_mandate(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Mandate")] mandate: JsValue,
+    ) -> Promise {
+        let parsed = read::<Mandate>("mandate", &mandate);
+        let executor = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let mandate = parsed?;
+            let (record, sign_count) = executor
+                .save_mandate(&mandate)
+                .await
+                .map_err(|error| storage_error(&error))?;
+            let result = js_sys::Object::new();
+            js_sys::Reflect::set(&result, &"record".into(), &to_js(&record))?;
+            let count = sign_count.map_or(JsValue::NULL, |count| JsValue::from(count));
+            js_sys::Reflect::set(&result, &"signCount".into(), &count)?;
+            Ok(result.into())
+        })
+    }
+
+    /// A standing approval's record (the mandate, the confirmations that used it, its revocation) and its
+    /// `version` (what a `revoke_mandate` action names), or `null` when none is registered under the id.
+    #[wasm_bindgen(js_name = mandateRecord, unchecked_return_type = "Promise<{ record: MandateRecord; version: string } | null>")]
+    pub fn mandate_record(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] mandate_id: JsValue,
+    ) -> Promise {
+        let id = args::identifier("mandateId", &mandate_id).map_err(invalid);
+        let executor = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let id = id?;
+            let found = executor
+                .mandate_record(&id)
+                .await
+                .map_err(|error| storage_error(&error))?;
+            let Some((record, version)) = found else {
+                return Ok(JsValue::NULL);
+            };
+            let result = js_sys::Object::new();
+            js_sys::Reflect::set(&result, &"record".into(), &to_js(&record))?;
+            js_sys::Reflect::set(&result, &"version".into(), &JsValue::from(version))?;
+            Ok(result.into())
+        })
+    }
+
+    /// Makes and stores the confirmation of a proposed change under a registered standing approval, when
+    /// it is live, has a use left, is for the agent and covers the change (see `MandateOutcome`). Its Apply
+    /// (`execute`) spends the use, once.
+    #[wasm_bindgen(js_name = confirmByMandate, unchecked_return_type = "Promise<MandateOutcome>")]
+    pub fn confirm_by_mandate(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "MandateUse")] request: JsValue,
+    ) -> Promise {
+        let parsed = read::<MandateUse>("request", &request);
+        let executor = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let request = parsed?;
+            Ok(to_js(&executor.confirm_by_mandate(&request).await))
         })
     }
 

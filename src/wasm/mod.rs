@@ -26,6 +26,7 @@ pub mod host_crypto;
 pub mod llm_client;
 #[cfg(feature = "llm")]
 pub mod llm_ports;
+pub mod mandate_api;
 pub mod memory_store;
 #[cfg(feature = "llm")]
 pub mod model_answer;

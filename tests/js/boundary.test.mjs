@@ -71,6 +71,8 @@ const assertionParts = () => ({ authenticator_data: fullApi.base64url(new Uint8A
 const registeredCredential = () => ({ response: { getPublicKey: () => new ArrayBuffer(91), getPublicKeyAlgorithm: () => -7 } });
 const assertedCredential = () => ({ response: { authenticatorData: new ArrayBuffer(37), clientDataJSON: new ArrayBuffer(2), signature: new ArrayBuffer(8) } });
 const passkeyRef = () => ({ keyId: "alice-passkey", rpId: "localhost" });
+const mandate = () => ({ mandate_id: "mandate-0123456789ab", agents: ["agent-1"], action: "tool:send_email", constraints: [{ field: "/to", op: "ends_with", value: "@example.com" }], max_uses: 2, issued_at: new Date().toISOString(), expires_at: new Date(Date.now() + 3_600_000).toISOString(), key_id: null });
+const mandateUse = () => ({ mandate_id: "mandate-0123456789ab", confirmation_id: "c-1", agent_id: "agent-1", node_id: "send_email", proposed_change: { type: "tool_call", from: "", to: "{}" }, intent: "i" });
 const loopConfig = () => ({ goal: "g", judge: () => ({ structuredOutput: waitAnswer() }) });
 
 /**
@@ -136,6 +138,8 @@ const FUNCTIONS = {
   // Node has no WebAuthn: with valid arguments the answer is a typed `unsupported`.
   approveWithPasskey: [p("confirmation", confirmation, { codes: ["invalid_input", "unsupported"] }), p("passkey", passkeyRef, { codes: ["invalid_input", "unsupported"] })],
   signActionWithPasskey: [p("action", humanAction, { codes: ["invalid_input", "unsupported"] }), p("passkey", passkeyRef, { codes: ["invalid_input", "unsupported"] })],
+  signMandate: [p("mandate", mandate), p("key", () => approverKey, { codes: ["invalid_key", "invalid_input"] })],
+  signMandateWithPasskey: [p("mandate", mandate, { codes: ["invalid_input", "unsupported"] }), p("passkey", passkeyRef, { codes: ["invalid_input", "unsupported"] })],
   parseTime: [p("text", () => "2026-11-23T00:00:00.000Z")],
   formatTime: [p("millis", () => 0, { accepts: ["number"] })],
   stateVersion: [p("text", () => "{}")],
@@ -148,6 +152,8 @@ const FUNCTIONS = {
     p("now", () => Date.now(), { accepts: [...OPTIONAL, "number"] }),
   ],
   changeLines: [p("nodeId", () => "T-1"), p("change", () => ({ type: "status_change", from: "a", to: "b" }))],
+  mandateLines: [p("mandate", mandate), p("language", () => "ja", { accepts: OPTIONAL })],
+  mandateSigningBytes: [p("mandate", mandate), p("keyId", () => "alice-1")],
   changeDigest: [p("nodeId", () => "T-1"), p("change", () => ({ type: "status_change", from: "a", to: "b" }))],
   refusalOf: [p("call", () => ({ tool: "send_email", arguments: {}, callId: "c-1" }), { accepts: ["plain object"] }), p("outcome", () => ({ outcome: "rejected", result: null }), { accepts: ["plain object"] })],
   toolCallChange: [p("tool", () => "send_email"), p("arguments", () => ({ to: "bob", cc: [] }), { accepts: ["plain object"] })],
@@ -186,6 +192,9 @@ const CLASSES = {
       save: [p("confirmation", confirmation)],
       takeAction: [p("action", humanAction), p("options", () => ({ version: "v-1" }), { accepts: OPTIONS })],
       confirmationVersion: [p("confirmationId", () => "c-1")],
+      saveMandate: [p("mandate", mandate, { codes: ["invalid_input", "signature_invalid"] })],
+      mandateRecord: [p("mandateId", () => "mandate-0123456789ab")],
+      confirmByMandate: [p("request", mandateUse)],
     },
     // The same Executor still applies a fresh approval exactly once.
     healthy: async (executor) => {

@@ -17,7 +17,8 @@ const DOMAIN: &str = "agent-governor/mandate/v1";
 
 /// The mandate's terms: everything but its proof.
 pub fn terms(mandate: &Mandate) -> Value {
-    let mut value = serde_json::to_value(mandate).unwrap_or(Value::Null);
+    let mut value: Value =
+        serde_json::from_str(&crate::input::to_json_string(mandate)).unwrap_or(Value::Null);
     if let Some(fields) = value.as_object_mut() {
         for proof in ["key_id", "signature", "assertion"] {
             fields.remove(proof);

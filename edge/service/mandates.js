@@ -1,0 +1,137 @@
+// Standing approvals (mandates): a person signs, with their own key, a bounded permission for named agents to
+// run one kind of change without asking (within constraints, at most N times, until a time); the core verifies
+// it, renders it in words, and spends one use atomically with each Apply made under it. Methods of the inbox's
+// Durable Object, assigned to its prototype in inbox.js.
+import { mandateLines, parseTime, stateVersion } from "agent-governor/guard";
+import { HttpError, json, onlyKeys, readJsonObject } from "./http.js";
+
+const MANDATE_ID = /^[A-Za-z0-9_-]{16,128}$/;
+
+/** The mandate in words, in both languages an inbox shows, rendered by the core. */
+function linesOf(mandate) {
+  try {
+    return { en: mandateLines(mandate, "en"), ja: mandateLines(mandate, "ja") };
+  } catch (error) {
+    throw new HttpError(400, error?.code ?? "invalid_input", error?.message ?? String(error), `mandate${error?.path ? `.${error.path}` : ""}`);
+  }
+}
+
+/** The approver a key belongs to (`alice/laptop` -> `alice`). */
+const approverOf = (keyId) => (typeof keyId === "string" ? keyId.split("/")[0] : null);
+
+function mandateView(record, version, now) {
+  const { mandate } = record;
+  const expiresMs = parseTime(mandate.expires_at);
+  return {
+    mandate_id: mandate.mandate_id,
+    mandate,
+    lines: linesOf(mandate),
+    signed_by: mandate.key_id,
+    approver: approverOf(mandate.key_id),
+    max_uses: mandate.max_uses,
+    used: record.used_by.length,
+    uses_left: record.revoked_at === null && now < expiresMs ? Math.max(0, mandate.max_uses - record.used_by.length) : 0,
+    used_by: record.used_by,
+    saved_at: record.saved_at,
+    revoked_at: record.revoked_at,
+    revoked_by: record.revoked_by,
+    expires_at_ms: expiresMs,
+    state: record.revoked_at !== null ? "revoked" : now >= expiresMs ? "expired" : record.used_by.length >= mandate.max_uses ? "used_up" : "live",
+    version,
+  };
+}
+
+export const mandateMethods = {
+  /** `POST /v1/mandates/preview { mandate }`: its lines in both languages, before anyone signs it. */
+  async previewMandate(request) {
+    const body = await readJsonObject(request);
+    onlyKeys(body, ["mandate"]);
+    return json({ lines: linesOf({ key_id: null, ...body.mandate }), audience: this.audience });
+  },
+
+  /** `POST /v1/mandates { mandate }`: a person's signed standing approval, registered with the Executor. */
+  async createMandate(request) {
+    const body = await readJsonObject(request);
+    onlyKeys(body, ["mandate"]);
+    const { mandate } = body;
+    if (mandate === null || typeof mandate !== "object" || Array.isArray(mandate)) throw new HttpError(400, "invalid_input", "`mandate` is the signed standing approval", "mandate");
+    linesOf(mandate);
+    // A change that needs two people is never one person's standing approval.
+    const required = this.approverRules()[mandate.action] ?? 1;
+    if (required > 1) {
+      throw new HttpError(409, "two_person_rule", `\`${mandate.action}\` needs ${required} people's signatures: one person cannot approve it in advance`, "mandate.action");
+    }
+    const key = typeof mandate.key_id === "string" ? this.db.key(mandate.key_id) : null;
+    const { executor } = this.verifier();
+    let saved;
+    try {
+      saved = await executor.saveMandate(mandate);
+    } catch (error) {
+      const status = { already_exists: 409, signature_invalid: 403, wrong_audience: 403, invalid_input: 400 }[error?.code] ?? 422;
+      throw new HttpError(status, error?.code ?? "invalid_input", error?.message ?? String(error), error?.path ? `mandate.${error.path}` : "mandate");
+    }
+    if (saved.signCount !== null && key !== null) this.db.advanceSignCount(key.key_id, saved.signCount);
+    this.db.appendAudit(Date.now(), null, "mandate_created", {
+      mandate_id: mandate.mandate_id, key_id: mandate.key_id, agents: mandate.agents, action: mandate.action, max_uses: mandate.max_uses, expires_at: mandate.expires_at,
+    });
+    const found = await executor.mandateRecord(mandate.mandate_id);
+    this.broadcast({ type: "mandates" });
+    return json(mandateView(found.record, found.version, Date.now()), 201);
+  },
+
+  /** Every registered standing approval, newest first, with its uses left and state. */
+  mandates() {
+    const now = Date.now();
+    return this.db
+      .mandateRecords()
+      .map(({ value }) => ({ record: JSON.parse(value), value }))
+      .map(({ record, value }) => mandateView(record, stateVersion(value), now))
+      .sort((a, b) => (a.saved_at < b.saved_at ? 1 : -1));
+  },
+
+  /** `POST /v1/mandates/{id}/revoke { action }`: a signed `revoke_mandate` by its signer or an admin. */
+  async revokeMandate(id, request) {
+    if (!MANDATE_ID.test(id)) throw new HttpError(404, "not_found", `no standing approval \`${id}\``);
+    const body = await readJsonObject(request);
+    onlyKeys(body, ["action"]);
+    const { executor } = this.verifier();
+    const found = await executor.mandateRecord(id);
+    if (found === null) throw new HttpError(404, "not_found", `no standing approval \`${id}\``);
+    const signer = approverOf(body.action?.key_id);
+    if (signer !== approverOf(found.record.mandate.key_id) && !this.rolesOf(signer).includes("admin")) {
+      throw new HttpError(403, "forbidden", "only the person who signed a standing approval, or an admin, revokes it", "action.key_id");
+    }
+    const taken = await this.takeAction(id, body.action, ["revoke_mandate"]);
+    this.db.appendAudit(Date.now(), null, "mandate_revoked", { mandate_id: id, key_id: body.action.key_id, nonce: body.action.nonce });
+    this.broadcast({ type: "mandates" });
+    return json(mandateView(taken.mandate, taken.version, Date.now()));
+  },
+
+  /**
+   * Approval `view` (just proposed by `agent`, proven by its bound token) under a live standing approval that
+   * covers it: its confirmation is made by the Executor and the approval is approved at once (the Apply spends
+   * the use). Returns the view, approved or still pending.
+   */
+  async approveByMandate(view, agent) {
+    if (typeof agent !== "string" || this.requiredApprovers(view) > 1) return view;
+    const { executor } = this.verifier();
+    for (const candidate of this.mandates().filter((m) => m.state === "live" && m.mandate.agents.includes(agent))) {
+      const outcome = await executor.confirmByMandate({
+        mandate_id: candidate.mandate_id,
+        confirmation_id: view.approval_id,
+        agent_id: agent,
+        node_id: view.node_id,
+        proposed_change: view.proposed_change,
+        intent: view.intent,
+        reason: `standing approval ${candidate.mandate_id}`,
+      });
+      if (outcome.outcome !== "confirmed") continue;
+      const now = Date.now();
+      if (!this.db.decide(view.approval_id, "y", now, `mandate:${candidate.mandate_id}`)) return this.view(view.approval_id);
+      this.db.appendAudit(now, view.approval_id, "approved_by_mandate", { mandate_id: candidate.mandate_id, key_id: candidate.signed_by, agent_id: agent, uses_left: outcome.uses_left });
+      this.publish(view.approval_id);
+      return this.view(view.approval_id);
+    }
+    return view;
+  },
+};
