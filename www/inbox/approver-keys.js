@@ -9,6 +9,8 @@ import {
   signAction,
   signActionWithPasskey,
   signConfirmation,
+  signMandate,
+  signMandateWithPasskey,
 } from "agent-governor/approver";
 
 const DB = "agent-governor-inbox";
@@ -102,4 +104,12 @@ export function signHumanAction(approver, action) {
     return signActionWithPasskey(action, { keyId: approver.keyId, credentialId: approver.credentialId, rpId: approver.rpId });
   }
   return signAction(action, deviceKey(approver));
+}
+
+/** Signs a standing approval's terms with this device's key or passkey. */
+export function signMandateAs(approver, terms) {
+  if (approver.kind === "passkey") {
+    return signMandateWithPasskey(terms, { keyId: approver.keyId, credentialId: approver.credentialId, rpId: approver.rpId });
+  }
+  return signMandate(terms, deviceKey(approver));
 }

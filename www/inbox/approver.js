@@ -12,6 +12,7 @@ export function showApprover(state) {
   const status = $("approver-status");
   $("command-card").hidden = !(state.approver && state.isAdmin);
   $("invite-card").hidden = !(state.approver && state.isAdmin);
+  $("mandate-card").hidden = !state.approver;
   if (state.approver) {
     status.textContent = words(state).registered(state.approver.approver, state.approver.kind);
     $("register").hidden = true;

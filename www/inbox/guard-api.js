@@ -17,6 +17,10 @@ async function call(method, path, body) {
 }
 
 export const guardApi = {
+  mandates: () => call("GET", "/v1/mandates"),
+  previewMandate: (mandate) => call("POST", "/v1/mandates/preview", { mandate }),
+  createMandate: (mandate) => call("POST", "/v1/mandates", { mandate }),
+  revokeMandate: (id, action) => call("POST", `/v1/mandates/${encodeURIComponent(id)}/revoke`, { action }),
   approvals: (state) => call("GET", `/v1/approvals?limit=100${state ? `&state=${state}` : ""}`),
   /** The page of approvals created before `beforeMs` (the history's older ones). */
   olderApprovals: (beforeMs) => call("GET", `/v1/approvals?limit=100&before=${encodeURIComponent(beforeMs)}`),

@@ -6,6 +6,7 @@ import { render } from "./approval-list.js";
 import { $, words } from "./page.js";
 import { showConnection } from "./connection.js";
 import { showStateOptions } from "./history-filter.js";
+import { showMandates } from "./mandates.js";
 
 /** Sets the page's language and follows the language picker (the texts are shown by `applyLanguage`). */
 export function chooseLanguage(state) {
@@ -30,5 +31,6 @@ export function applyLanguage(state) {
   showApprover(state);
   showConnection(state);
   showStateOptions(state);
+  showMandates(state);
   render(state);
 }

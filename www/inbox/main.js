@@ -16,6 +16,7 @@ import { loadRoles } from "./approver.js";
 import { setUpRegistration } from "./registration.js";
 import { loadAgents, setUpCommandForm } from "./agents.js";
 import { setUpInvite } from "./invite.js";
+import { loadMandates, setUpMandates } from "./mandates.js";
 import { offerNotifications } from "./notifications.js";
 import { listenForKeys } from "./keyboard.js";
 import { refresh } from "./sync.js";
@@ -52,6 +53,7 @@ async function main() {
   await setUpRegistration(state);
   setUpCommandForm(state);
   setUpInvite(state);
+  setUpMandates(state);
   setUpHistoryFilter(state, render);
   offerNotifications(state);
   listenForKeys(state);
@@ -59,6 +61,7 @@ async function main() {
   await loadAgents(state);
   applyLanguage(state);
   await refresh(state);
+  await loadMandates(state);
   followLive(state);
   startPolls(state);
   document.body.dataset.ready = "true";

@@ -5,6 +5,7 @@ import { fetchAgentLog, showAgentLog } from "./agent-log.js";
 import { showAudit } from "./history.js";
 import { render } from "./approval-list.js";
 import { $, words } from "./page.js";
+import { loadMandates } from "./mandates.js";
 
 export async function refresh(state) {
   const startedAt = ++state.clock;
@@ -27,6 +28,7 @@ export async function refresh(state) {
   await refreshAgentLog(state, false);
   render(state);
   await refreshFacts(state);
+  await loadMandates(state);
 }
 
 /**
