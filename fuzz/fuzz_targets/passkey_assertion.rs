@@ -43,6 +43,7 @@ fuzz_target!(|data: &[u8]| {
         key_id: Some("passkey".into()),
         signature: None,
         assertion: Some(assertion),
+        mandate: None,
         consumed: false,
         consumed_at: None,
         cancelled: false,

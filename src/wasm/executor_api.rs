@@ -9,10 +9,10 @@ use super::executor_setup::{
 };
 use super::ports::{JsAudit, JsClock, JsSkill, JsStore, optional_function};
 use crate::executor::check::check_confirmation_json_str;
-use crate::executor::mandate::{Mandate, MandateUse};
 use crate::executor::check::clock_skew_from_host;
 use crate::executor::human_action::HumanAction;
 use crate::executor::issue::random_confirmation_id;
+use crate::executor::mandate::{Mandate, MandateUse};
 use crate::executor::run::ExecutorOptions;
 use crate::executor::seal::SealKey;
 use crate::executor::storage::{StorageError, save_confirmation};
@@ -267,7 +267,7 @@ impl JsExecutor {
                 .map_err(|error| storage_error(&error))?;
             let result = js_sys::Object::new();
             js_sys::Reflect::set(&result, &"record".into(), &to_js(&record))?;
-            let count = sign_count.map_or(JsValue::NULL, |count| JsValue::from(count));
+            let count = sign_count.map_or(JsValue::NULL, JsValue::from);
             js_sys::Reflect::set(&result, &"signCount".into(), &count)?;
             Ok(result.into())
         })

@@ -18,7 +18,8 @@ pub fn mandate_lines_js(
     #[wasm_bindgen(unchecked_param_type = "Mandate")] mandate: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Language")] language: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let mandate: Mandate = from_js_valid("mandate", &mandate).map_err(|error| input_error(&error))?;
+    let mandate: Mandate =
+        from_js_valid("mandate", &mandate).map_err(|error| input_error(&error))?;
     let language = args::language("language", &language).map_err(invalid)?;
     Ok(to_js(&mandate_lines(&mandate, language)))
 }
@@ -30,7 +31,8 @@ pub fn mandate_signing_bytes(
     #[wasm_bindgen(unchecked_param_type = "Mandate")] mandate: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string")] key_id: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let mandate: Mandate = from_js_valid("mandate", &mandate).map_err(|error| input_error(&error))?;
+    let mandate: Mandate =
+        from_js_valid("mandate", &mandate).map_err(|error| input_error(&error))?;
     let key_id = args::identifier("keyId", &key_id).map_err(invalid)?;
     let result = js_sys::Object::new();
     let bytes = js_sys::Uint8Array::from(canonical_mandate_bytes(&mandate, &key_id).as_slice());
