@@ -99,21 +99,35 @@ pub fn parse_json_str_within<T: DeserializeOwned>(
     text: &str,
     limit: usize,
 ) -> Result<T, InputError> {
+    within_limit(text, limit)?;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = T::deserialize(&mut deserializer).map_err(|error| located_error(text, &error))?;
+    nothing_after(deserializer)?;
+    Ok(value)
+}
+
+// The parts of `parse_json_str_within` that do not depend on `T`, compiled once instead of per type.
+#[inline(never)]
+fn within_limit(text: &str, limit: usize) -> Result<(), InputError> {
     if text.len() > limit {
         return Err(InputError::invalid(
             "",
             format!("input is {} bytes; the limit is {limit}", text.len()),
         ));
     }
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = T::deserialize(&mut deserializer).map_err(|error| located_error(text, &error))?;
+    Ok(())
+}
+
+#[inline(never)]
+fn nothing_after(
+    mut deserializer: serde_json::Deserializer<serde_json::de::StrRead<'_>>,
+) -> Result<(), InputError> {
     deserializer.end().map_err(|error| {
         InputError::invalid(
             "",
             format!("trailing characters after the JSON value: {error}"),
         )
-    })?;
-    Ok(value)
+    })
 }
 
 /// Converts an already-parsed JSON value into `T`, with the path of the first bad field on failure.

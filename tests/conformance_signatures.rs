@@ -96,7 +96,7 @@ fn ed25519_verifies(public_key: &Value, test: &Value) -> bool {
         signature: Some(test["sig"].as_str().unwrap()),
         assertion: None,
     };
-    ring.verify_proof(proof, |_| bytes(&test["msg"])).is_ok()
+    ring.verify_proof(proof, &|_| bytes(&test["msg"])).is_ok()
 }
 
 /// Whether the ES256 passkey key `public_key` (hex: a SEC1 point or its SubjectPublicKeyInfo) accepts the
@@ -186,7 +186,7 @@ fn hmac_sha256_vectors_verify_exactly_as_wycheproof_says_but_for_the_stated_poli
             signature: Some(tag),
             assertion: None,
         };
-        ring.verify_proof(proof, |_| bytes(&test["msg"])).is_ok()
+        ring.verify_proof(proof, &|_| bytes(&test["msg"])).is_ok()
     });
     assert_eq!(deviating, ids(stated), "HMAC-SHA256 deviations");
     for (group, test) in tests_of(&file) {

@@ -175,7 +175,7 @@ pub fn check_human_action(
         assertion: action.assertion.as_ref(),
     };
     let sign_count = keys
-        .verify_proof(proof, |key_id| canonical_action_bytes(action, key_id))
+        .verify_proof(proof, &|key_id| canonical_action_bytes(action, key_id))
         .map_err(|why| {
             Rejection::new(
                 Phase::SignatureInvalid,

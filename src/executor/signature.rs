@@ -204,7 +204,7 @@ impl KeyRing {
             signature: confirmation.signature.as_deref(),
             assertion: confirmation.assertion.as_ref(),
         };
-        self.verify_proof(proof, |key_id| canonical_bytes(confirmation, key_id))
+        self.verify_proof(proof, &|key_id| canonical_bytes(confirmation, key_id))
             .map(|_| ())
     }
 
@@ -247,7 +247,7 @@ impl KeyRing {
     pub fn verify_proof(
         &self,
         proof: Proof<'_>,
-        message: impl FnOnce(&str) -> Vec<u8>,
+        message: &dyn Fn(&str) -> Vec<u8>,
     ) -> Result<Option<u32>, String> {
         let Some(key_id) = proof.key_id else {
             return Err(

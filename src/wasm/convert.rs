@@ -57,6 +57,13 @@ pub fn to_json_text_within(
 /// otherwise read `["n-1", ...]` into a struct field by field), and so is an instance of a class (a
 /// `Date`, a `Map`, a wasm object: its JSON is not the data the caller meant).
 pub fn from_js<T: DeserializeOwned>(path: &str, value: &JsValue) -> Result<T, InputError> {
+    let text = object_text(path, value)?;
+    crate::input::parse_json_str(&text).map_err(|error| error.within(path))
+}
+
+/// The JSON text of a JS object for [`from_js`] (not generic: compiled once, not per type).
+#[inline(never)]
+fn object_text(path: &str, value: &JsValue) -> Result<String, InputError> {
     if js_sys::Array::is_array(value) {
         return Err(InputError::invalid(path, "must be an object, got an array"));
     }
@@ -66,7 +73,17 @@ pub fn from_js<T: DeserializeOwned>(path: &str, value: &JsValue) -> Result<T, In
             "must be a plain object (an object literal or JSON data), not an instance of a class",
         ));
     }
-    from_js_any(path, value)
+    any_text(path, value)
+}
+
+/// The JSON text of any JSON value for [`from_js_any`] (not generic).
+#[inline(never)]
+fn any_text(path: &str, value: &JsValue) -> Result<String, InputError> {
+    if value.is_undefined() {
+        return Err(InputError::invalid(path, "is required"));
+    }
+    super::exact_json::check_json_data(path, value)?;
+    to_json_text(path, value)
 }
 
 /// [`from_js`] with another size limit (see [`crate::input::parse_json_str_within`]).
@@ -101,11 +118,7 @@ pub fn from_js_list<T: DeserializeOwned>(
 /// what `JSON.stringify` would change (`NaN`, `Infinity`, a `Date`, a `Map`, a hole, a getter, a cycle) is
 /// refused with its path instead of being read as something else; a member set to `undefined` is absent.
 pub fn from_js_any<T: DeserializeOwned>(path: &str, value: &JsValue) -> Result<T, InputError> {
-    if value.is_undefined() {
-        return Err(InputError::invalid(path, "is required"));
-    }
-    super::exact_json::check_json_data(path, value)?;
-    let text = to_json_text(path, value)?;
+    let text = any_text(path, value)?;
     crate::input::parse_json_str(&text).map_err(|error| error.within(path))
 }
 

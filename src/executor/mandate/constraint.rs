@@ -119,10 +119,15 @@ pub fn parameters(node_id: &str, change: &ProposedChange) -> Option<Value> {
 }
 
 /// Numbers by their value (as the tool receives them, IEEE doubles); everything else exactly.
+/// A constraint's values are scalars (validated), so a list or an object never equals one; comparing them
+/// by hand keeps `Value`'s structural equality (and its map comparison) out of the module.
 pub fn same_value(left: &Value, right: &Value) -> bool {
     match (left, right) {
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
-        _ => left == right,
+        (Value::String(a), Value::String(b)) => a == b,
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        (Value::Null, Value::Null) => true,
+        _ => false,
     }
 }
 

@@ -91,7 +91,8 @@ pub async fn spend_use(
             }
             Err(why) => return Err(UseRefused::Failed(why)),
         };
-        if record.mandate != *mandate {
+        // Compared as their JSON (the serializer is compiled in anyway; a derived `==` is not).
+        if to_json_string(&record.mandate) != to_json_string(mandate) {
             return Err(UseRefused::Refused(Rejection::new(
                 Phase::SignatureInvalid,
                 "The confirmation's standing approval differs from the one registered here.",
