@@ -149,4 +149,4 @@ export const EXECUTOR_OPTIONS = {
 };
 
 /** What `governToolCalls` reads: the Executor's options, `whitelist` and `keepOutputs`. */
-export const GOVERN_TOOL_CALLS_OPTIONS = { ...EXECUTOR_OPTIONS, whitelist: "array", keepOutputs: "boolean" };
+export const GOVERN_TOOL_CALLS_OPTIONS = { ...EXECUTOR_OPTIONS, whitelist: "array", keepOutputs: "boolean", agentId: "string" };

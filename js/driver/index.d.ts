@@ -1,5 +1,5 @@
 // Declarations of the driver modules; the types they use are generated into the module's declarations.
-import type { CheckVerdict, Confirmation, ConfirmationStore, ControlLoop, ControlLoopConfig, Executor, ExecutorResult, GovernorLoopConfig, Language, LogChannel, LogStore, ProposedChange, VerificationKeys } from "../wasm/agent_governor_full.js";
+import type { CheckVerdict, Confirmation, ConfirmationStore, Mandate, MandateRecord, ControlLoop, ControlLoopConfig, Executor, ExecutorResult, GovernorLoopConfig, Language, LogChannel, LogStore, ProposedChange, VerificationKeys } from "../wasm/agent_governor_full.js";
 
 /** A governed agent over the given ports (see `Governor.loop`). */
 export declare function createControlLoop(config: ControlLoopConfig): ControlLoop;
@@ -38,7 +38,11 @@ export type GovernToolCallsOptions = {
   /** Seals the confirmation records in the store (see `ExecutorPorts`). */
   sealKey?: string;
   language?: Language;
+  /** The agent these calls are made for, as standing approvals name it (needed for `approveByMandate`). */
+  agentId?: string;
 };
+/** What `approveByMandate` decided for a call. */
+export type MandateApproval = { approved: true; mandateId: string; usesLeft: number | null } | { approved: false; reasons: string[] };
 /** A set of tools whose calls run only as a person approved them. */
 export interface GovernedToolCalls {
   executor: Executor;
@@ -58,6 +62,12 @@ export interface GovernedToolCalls {
   runWith(call: ToolCall, confirmation: Confirmation, context?: unknown): Promise<ToolCallOutcome>;
   /** The output kept for a confirmation's run (with `keepOutputs`), or null. */
   output(confirmationId: string): Promise<{ output: unknown } | null>;
+  /** Registers a person's signed standing approval for these tools (verified; never twice). */
+  registerMandate(mandate: Mandate): Promise<MandateRecord>;
+  /** The standing approvals registered here, each with its record's version. */
+  mandates(): Promise<{ record: MandateRecord; version: string }[]>;
+  /** Approves `call` without asking when a registered, live standing approval covers it; then `runApproved(call)` runs it once. */
+  approveByMandate(call: ToolCall): Promise<MandateApproval>;
 }
 /** What a governed tool is given beside its arguments and context: its action, the same on every attempt. */
 export type ToolCallAction = {

@@ -28,6 +28,10 @@ export function toolCallActionId(tool, callId, digest) {
 const approvalKey = (callId, digest) => `tool-call/${encodeURIComponent(callId)}/${digest}`;
 /** Where a call's output is kept once it ran (with `keepOutputs`), by its confirmation's id. */
 const outputKey = (confirmationId) => `tool-call-output/${encodeURIComponent(confirmationId)}`;
+/** Where the ids of the standing approvals registered for these tools are listed. */
+const MANDATES_KEY = "tool-call-mandates";
+/** The id of the confirmation a standing approval makes for a call: one per mandate and action. */
+const mandateConfirmationId = (mandateId, read) => `mandate/${mandateId}/${encodeURIComponent(read.callId)}/${read.digest}`;
 /** The largest output kept (its JSON text). */
 const MAX_KEPT_OUTPUT = 1 << 20;
 /** A call id: what frameworks use (letters, digits, punctuation), never a control or format character. */
@@ -148,7 +152,10 @@ export function governToolCalls(given, givenOptions) {
   for (const [name, run] of Object.entries(tools)) {
     if (typeof run !== "function") throw typedError("invalid_input", `tools.${name}`, `tools.${name} must be a function`);
   }
-  const { whitelist: givenWhitelist = [], keepOutputs = false, ...executorOptions } = options;
+  const { whitelist: givenWhitelist = [], keepOutputs = false, agentId = null, ...executorOptions } = options;
+  if (agentId !== null && (typeof agentId !== "string" || agentId.trim() === "")) {
+    throw typedError("invalid_input", "options.agentId", "agentId must be the agent's id, as standing approvals name it");
+  }
   const whitelist = readAt("options.whitelist", () => {
     if (!Array.isArray(givenWhitelist)) throw typedError("invalid_input", "options.whitelist", "whitelist must list names of the given tools");
     const names = new Set([...givenWhitelist]);
@@ -325,8 +332,90 @@ export function governToolCalls(given, givenOptions) {
     return confirmation.confirmation_id;
   }
 
+  /** The ids of the standing approvals registered here, as listed in the store. */
+  async function mandateIds() {
+    const text = await stored("read the standing approvals", () => store.get(MANDATES_KEY));
+    if (text === null || text === undefined) return [];
+    let ids;
+    try {
+      ids = JSON.parse(text);
+    } catch {
+      ids = undefined;
+    }
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) {
+      throw typedError("storage_error", "store", "the list of standing approvals is not one this library wrote");
+    }
+    return ids;
+  }
+
+  /** Registers a person's signed standing approval (verified by the Executor) and lists it, by compare-and-swap. */
+  async function registerMandate(mandate) {
+    const { record } = await executor.saveMandate(mandate);
+    for (let attempt = 0; attempt < 8; attempt += 1) {
+      const text = await stored("read the standing approvals", () => store.get(MANDATES_KEY));
+      const ids = text === null || text === undefined ? [] : await mandateIds();
+      const next = JSON.stringify([...ids, record.mandate.mandate_id]);
+      if (await stored("list the standing approval", () => store.compareAndSwap(MANDATES_KEY, text ?? null, next))) return record;
+    }
+    throw typedError("storage_error", "store", "the list of standing approvals kept changing; the approval is registered but not listed");
+  }
+
+  /**
+   * Approves `read` under the first live standing approval that covers it (for this set's `agentId`): the
+   * Executor makes its confirmation and the call's index names it, so `runApproved` runs it (spending the
+   * use). Resolves to `{ approved: true, mandateId, usesLeft }` or `{ approved: false, reasons }`.
+   */
+  async function approveByMandateRead(read) {
+    if (agentId === null) return { approved: false, reasons: ["no agentId: standing approvals name the agent they let act"] };
+    if (whitelist.has(read.tool)) return { approved: false, reasons: [`${read.tool} is whitelisted: it needs no approval`] };
+    const reasons = [];
+    for (const mandateId of await mandateIds()) {
+      const confirmationId = mandateConfirmationId(mandateId, read);
+      // Made before for this very call (a restored state asks again): it stands, used or not; running it
+      // again answers with its first run, never a second.
+      if ((await executor.confirmationVersion(confirmationId)) !== null) {
+        await stored("keep the call's index", () => store.put(approvalKey(read.callId, read.digest), confirmationId));
+        return { approved: true, mandateId, usesLeft: null };
+      }
+      const outcome = await executor.confirmByMandate({
+        mandate_id: mandateId,
+        confirmation_id: confirmationId,
+        agent_id: agentId,
+        node_id: read.node_id,
+        proposed_change: read.proposed_change,
+        intent: intentOf(read.callId),
+        reason: "",
+        action_id: read.actionId,
+      });
+      // Made at the same moment by another run of this call: it stands; the Executor runs it once.
+      const made = outcome.outcome === "confirmed" || (outcome.outcome === "refused" && outcome.phase === "already_exists");
+      if (made) {
+        await stored("keep the call's index", () => store.put(approvalKey(read.callId, read.digest), confirmationId));
+        return { approved: true, mandateId, usesLeft: outcome.uses_left ?? null };
+      }
+      reasons.push(`${mandateId}: ${outcome.reason}`);
+    }
+    return { approved: false, reasons };
+  }
+
   return {
     executor,
+    /**
+     * Registers a person's signed standing approval (`signMandate`) for these tools: verified (signature,
+     * audience, time), never registered twice. Resolves to its record.
+     */
+    registerMandate: (mandate) => registerMandate(mandate),
+    /** The standing approvals registered here: `{ record, version }` each (`uses_left` is the record's). */
+    async mandates() {
+      const found = await Promise.all((await mandateIds()).map((id) => executor.mandateRecord(id)));
+      return found.filter((entry) => entry !== null);
+    },
+    /**
+     * Approves `call` without asking when a live standing approval registered here covers it (the agent, the
+     * tool, every constraint, a use left): `{ approved: true, mandateId, usesLeft }`, after which
+     * `runApproved(call)` runs it once, spending the use; else `{ approved: false, reasons }`: ask a person.
+     */
+    approveByMandate: (call) => approveByMandateRead(readCall(call)),
     /** Whether `name` runs with no approval. */
     isWhitelisted: (name) => whitelist.has(name),
     /** What a person approves for `call` (`{ tool, arguments, callId }`): sign it with `issueConfirmation` or an approver key. */

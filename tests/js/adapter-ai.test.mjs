@@ -219,7 +219,7 @@ test("bad input: unknown tools, malformed and oversized arguments, a bad tool se
   }
   const big = { toolCallId: "c", toolName: "sendEmail", input: { to: "x".repeat(1_100_000), subject: "" } };
   assert.throws(() => governed.draft(big), { code: "invalid_input", path: "arguments" });
-  assert.equal(governed.toolApproval({ toolCall: big }).type, "denied");
+  assert.equal((await governed.toolApproval({ toolCall: big })).type, "denied");
   assert.throws(() => governed.draft({ toolCallId: "c", toolName: "nope", input: {} }), { code: "unknown_tool" });
   assert.throws(() => governed.draft("sendEmail"), { code: "invalid_input" });
   assert.throws(() => governTools([], { store: new MemoryStore(), keys }), { code: "invalid_input", path: "tools" });

@@ -63,14 +63,19 @@ export function governTools(tools, options) {
   return {
     tools: wrapped,
     /** A `toolApproval` function: a person approves every governed call; whitelisted tools need nothing. */
-    toolApproval: ({ toolCall }) => {
+    toolApproval: async ({ toolCall }) => {
       if (governed.isWhitelisted(toolCall?.toolName)) return undefined;
+      let reason;
       try {
-        return { type: "user-approval", reason: lines(toolCall).join("\n") };
+        reason = lines(toolCall).join("\n");
       } catch (error) {
         // An unknown tool or unreadable arguments: nothing a person could approve.
         return { type: "denied", reason: error.message };
       }
+      // A live standing approval that covers exactly this call approves it; anything else asks a person.
+      const byMandate = await governed.approveByMandate(callOf(toolCall)).catch(() => null);
+      if (byMandate?.approved) return { type: "approved", reason: `standing approval ${byMandate.mandateId}\n${reason}` };
+      return { type: "user-approval", reason };
     },
     /** What a person approves for `toolCall` (or a `tool-approval-request` part): sign it. */
     draft: (toolCall) => governed.draft(callOf(toolCall)),

@@ -26,7 +26,7 @@ export const APPROVAL_INTERRUPT = "agent-governor/approval";
 export function governGraphTools(tools, options) {
   // `keepOutputs` is not an option: each run's output is kept, since the node runs again from its start on
   // every resume, and a call that ran before answers with what it returned then, never by running again.
-  const givenOptions = readOptions("governGraphTools", "options", options, { ...EXECUTOR_OPTIONS, whitelist: "array" }, { required: true });
+  const givenOptions = readOptions("governGraphTools", "options", options, { ...EXECUTOR_OPTIONS, whitelist: "array", agentId: "string" }, { required: true });
   const governed = governToolCalls(tools, { ...givenOptions, keepOutputs: true });
   /** The output kept for `confirmation`'s run (`{ output }`), when a call ran with it before; null otherwise. */
   const ranBefore = (confirmation) => governed.output(confirmation.confirmation_id);
@@ -34,6 +34,17 @@ export function governGraphTools(tools, options) {
   async function call(tool, args, callId, context) {
     const toolCall = { tool, arguments: args, callId };
     if (governed.isWhitelisted(tool)) return (await governed.run(toolCall, undefined, context)).output;
+    // A live standing approval that covers exactly this call: it runs without pausing (once, on every run of
+    // the node: the first run's output answers the others).
+    const byMandate = await governed.approveByMandate(toolCall);
+    if (byMandate.approved) {
+      const outcome = await governed.runApproved(toolCall, context);
+      if (outcome.outcome === "applied") return outcome.output;
+      const refusal = refusalOf(toolCall, outcome);
+      // It ran, or may have: that is the answer. It did not run (its last use went to a call that raced it,
+      // it was revoked meanwhile): a person decides, below.
+      if (refusal.ran !== "not_run") throw refusal;
+    }
     const draft = governed.draft(toolCall);
     const [what, impact] = changeLines(draft.node_id, draft.proposed_change);
     // Until a person's confirmation for this call passes the core's check, the node pauses again, saying why

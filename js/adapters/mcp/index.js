@@ -401,6 +401,12 @@ export async function createMcpGateway(options) {
     } catch (error) {
       if (error?.code !== "approval_required") throw error;
     }
+    // A live standing approval that covers exactly this call (for the gateway's `agentId`) runs it now.
+    if ((await governedSet.approveByMandate(call)).approved) {
+      const outcome = await governedSet.runApproved(call, context);
+      // Not run (its last use went to a call that raced it, or it was revoked meanwhile): a person decides.
+      if (outcome.outcome === "applied" || refusalOf(call, outcome).ran !== "not_run") return answer(call, digest, asker, outcome);
+    }
 
     // No approval yet: tell the client what to ask a person. A cancellation of this request withdraws it.
     connection.asked.set(String(extra?.requestId), pending.callId);

@@ -69,7 +69,11 @@ export function governAgentTools(definitions, options) {
     if (governed.isWhitelisted(definition.name)) return sdkTool(definition);
     return sdkTool({
       ...definition,
-      needsApproval: true,
+      // A person approves the call, unless a live standing approval covers exactly it (a failure to tell asks).
+      needsApproval: async (_runContext, input, callId) => {
+        const byMandate = await governed.approveByMandate({ tool: definition.name, arguments: input, callId }).catch(() => null);
+        return byMandate?.approved !== true;
+      },
       // `null` keeps the SDK's meaning: a refusal fails the run with the typed error.
       errorFunction: definition.errorFunction === undefined ? refusalText : definition.errorFunction,
       execute: async (input, runContext, details) => {
