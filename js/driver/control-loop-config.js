@@ -11,7 +11,7 @@ const CONFIG_KEYS = [
   "goal", "whitelist", "privilegedPrefix", "settings", "memoryLimit", "memoryLimitBytes", "maxInvalidAnswers",
   "renderers", "rules", "state", "judge", "prompts", "actionTypes", "approve", "reconcile", "skills", "chat",
   "logs", "storage", "store", "signer", "now", "audit", "language", "closer", "watcher", "reflection", "restart",
-  "telemetry", "onEffect", "onJudgement", "onError",
+  "telemetry", "onEffect", "onJudgement", "onError", "standingApprovals",
 ];
 const REFLECTION_KEYS = ["reflector", "store", "playbook", "dataset", "gate"];
 const GATE_KEYS = ["cases", "evaluate", "timeoutMs", "policy", "onOutcome"];

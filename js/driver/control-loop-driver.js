@@ -10,6 +10,7 @@ import { personMethods } from "./control-loop-person.js";
 import { executeMethods } from "./control-loop-execute.js";
 import { reflectionMethods } from "./control-loop-reflection.js";
 import { reportMethods } from "./control-loop-report.js";
+import { mandateMethods, readStandingApprovals } from "./control-loop-mandates.js";
 
 /** How long the loop waits for `storage.loadRules()` before it starts without the saved rules. */
 const LOAD_RULES_TIMEOUT_MS = 10_000;
@@ -45,6 +46,7 @@ export class LoopDriver {
     this.skills = skills;
     this.signer = signer;
     this.now = now;
+    this.standing = readStandingApprovals(config.standingApprovals);
     // The setup is checked by the core even when a persisted state is given (its renderers and rules are
     // the host's current configuration, handed to the restarted state).
     const setup = { goal: config.state !== undefined ? "restarted" : config.goal };
@@ -58,7 +60,7 @@ export class LoopDriver {
     this.executor = Object.keys(executorSkills).length === 0 ? null : new Executor({
       store: this.store,
       skills: executorSkills,
-      keys: { [this.signer.keyId]: this.signer.secret },
+      keys: { ...(this.standing?.keys ?? {}), [this.signer.keyId]: this.signer.secret },
       now: this.now,
       ...(config.audit ? { audit: config.audit } : {}),
       ...(config.language ? { language: config.language } : {}),
@@ -165,7 +167,7 @@ export class LoopDriver {
         this.judgements.get(effect.judgement_id)?.abort();
         break;
       case "request_approval":
-        this.requestApproval(effect);
+        this.requestApprovalOrMandate(effect);
         break;
       case "request_reconcile":
         this.requestReconcile(effect);
@@ -221,4 +223,4 @@ export class LoopDriver {
 }
 
 // The effects by concern, each in its own file.
-Object.assign(LoopDriver.prototype, judgeMethods, personMethods, executeMethods, reflectionMethods, reportMethods);
+Object.assign(LoopDriver.prototype, judgeMethods, personMethods, executeMethods, reflectionMethods, reportMethods, mandateMethods);

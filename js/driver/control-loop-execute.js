@@ -92,6 +92,12 @@ export const executeMethods = {
       return { succeeded: false, detail: "a state change needs exactly the parameters node_id, from and to" };
     }
     const change = { type: action.type, from, to };
+    // Approved under a standing approval: the confirmation it made runs (spending its use), not a new one.
+    const underMandate = await this.mandateConfirmation(action);
+    if (underMandate !== null) {
+      const result = await this.executor.execute(this.mandateRequest(underMandate));
+      return { ...executorOutcome(result, change), result };
+    }
     const confirmation = issueConfirmation(
       {
         node_id: nodeId,

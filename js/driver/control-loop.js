@@ -126,6 +126,20 @@ class ControlLoop {
     return structuredClone(this.#driver.state);
   }
 
+  /**
+   * Registers a person's signed standing approval (needs `standingApprovals` and a state-change skill):
+   * verified by the Executor, never twice. A state change it covers, for the loop's agent, is then approved
+   * without asking, once per use. Resolves to its record.
+   */
+  registerMandate(mandate) {
+    return this.#driver.registerMandate(mandate);
+  }
+
+  /** The registered standing approvals: `{ record, version }` each. */
+  mandates() {
+    return this.#driver.mandates();
+  }
+
   /** The rendered playbook the judge is given, if any. */
   playbook() {
     return this.#driver.playbookText ?? null;

@@ -206,6 +206,11 @@ export interface ControlLoopConfig {
   store?: ConfirmationStore;
   /** The key that signs the confirmation a y issues; a random one per loop when omitted. */
   signer?: SignerKey;
+  /**
+   * Standing approvals: the loop's agent as mandates name it, and the approvers' public keys that sign them.
+   * A state change a registered, live mandate covers is approved without asking (`registerMandate`).
+   */
+  standingApprovals?: { agentId: string; keys: VerificationKeys };
   now?: () => number;
   audit?: (record: AuditRecord) => void | Promise<void>;
   language?: Language;
@@ -281,6 +286,10 @@ export interface ControlLoop {
   say(text: string): void;
   /** Undoes the most recent self-modification. */
   revert(): void;
+  /** Registers a person's signed standing approval (needs `standingApprovals`); resolves to its record. */
+  registerMandate(mandate: Mandate): Promise<MandateRecord>;
+  /** The registered standing approvals. */
+  mandates(): Promise<{ record: MandateRecord; version: string }[]>;
   state(): ControlState;
   status(): ControlLoopStatus;
   playbook(): string | null;
