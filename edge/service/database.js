@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS enrollments (code TEXT PRIMARY KEY, approver TEXT NOT
 CREATE TABLE IF NOT EXISTS enrollment_issuers (code TEXT PRIMARY KEY, issued_by TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS receipts (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS decision_reads (approval_id TEXT PRIMARY KEY, read_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS cosigners (approval_id TEXT NOT NULL, approver TEXT NOT NULL, key_id TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (approval_id, approver));
 CREATE TABLE IF NOT EXISTS feed_tickets (ticket TEXT PRIMARY KEY, roles TEXT NOT NULL, expires_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS enrollment_roles (code TEXT PRIMARY KEY, roles TEXT NOT NULL);
@@ -164,6 +165,18 @@ export class Database {
       ...row,
       proposal: JSON.parse(row.proposal),
     }));
+  }
+
+  /** How long the decided card was on its person's screen before they decided (their page's measure). */
+  recordRead(id, readMs) {
+    this.sql.exec("INSERT INTO decision_reads (approval_id, read_ms) VALUES (?, ?) ON CONFLICT (approval_id) DO NOTHING", id, readMs);
+  }
+
+  /** The approvals decided at or after `since` (proposal parsed), and each one's time on screen. */
+  decidedSince(since) {
+    const rows = this.rows("SELECT * FROM approvals WHERE decided_at IS NOT NULL AND decided_at >= ?", since).map((row) => ({ ...row, proposal: JSON.parse(row.proposal) }));
+    const reads = new Map(this.rows("SELECT r.approval_id, r.read_ms FROM decision_reads r JOIN approvals a ON a.id = r.approval_id WHERE a.decided_at >= ?", since).map((row) => [row.approval_id, row.read_ms]));
+    return { rows, reads };
   }
 
   /** Records a decision on a pending approval; false when it was no longer pending. */

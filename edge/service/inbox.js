@@ -19,6 +19,7 @@ import { editMethods } from "./inbox-edits.js";
 import { approverRuleMethods } from "./approver-rules.js";
 import { historyRuleMethods } from "./history-rules.js";
 import { mandateMethods } from "./mandates.js";
+import { decisionMetrics } from "./decision-metrics.js";
 
 export const ROLES_HEADER = "x-agent-governor-roles";
 const LIFECYCLE_FIELDS = ["consumed", "consumed_at", "cancelled", "in_flight_at", "invalidated_at", "seal"];
@@ -60,6 +61,7 @@ const ROUTE_METHODS = {
   "approver-rules": ["GET", "PUT"],
   "history-rules": ["GET", "PUT"],
   mandates: ["GET", "POST"],
+  "decision-metrics": ["GET"],
   "mandates/:id/revoke": ["POST"],
   "approvers/:id/keys": ["GET", "POST"],
   "approvers/:id/keys/:key": ["POST", "DELETE"],
@@ -99,6 +101,23 @@ function limitParam(url) {
     throw new HttpError(400, "invalid_input", `limit must be a whole number from 1 to ${MAX_LIST}`, "limit");
   }
   return limit;
+}
+
+/** `displayed_ms` of a decision: whole milliseconds the card was on screen (at most a day), or null. */
+function readDisplayedMs(value) {
+  if (value === undefined || value === null) return null;
+  if (!Number.isSafeInteger(value) || value < 0 || value > 86_400_000) {
+    throw new HttpError(400, "invalid_input", "displayed_ms is the whole milliseconds the card was on screen before the decision (0 to 86400000)", "displayed_ms");
+  }
+  return value;
+}
+
+/** `?days=` of the decision metrics: 1 to 90 days, 7 by default. */
+function windowParam(url) {
+  const text = url.searchParams.get("days");
+  if (text === null) return 7 * 86_400_000;
+  if (!/^[1-9][0-9]?$/.test(text) || Number(text) > 90) throw new HttpError(400, "invalid_input", "days is a whole number from 1 to 90", "days");
+  return Number(text) * 86_400_000;
 }
 
 export class ApprovalInbox extends DurableObject {
@@ -200,6 +219,13 @@ export class ApprovalInbox extends DurableObject {
       case "POST enrollments":
         need("admin", "inbox");
         return this.enroll(request, roles.has("admin"));
+      case "GET decision-metrics": {
+        need("inbox", "admin");
+        const windowMs = windowParam(url);
+        const now = Date.now();
+        const { rows, reads } = this.db.decidedSince(now - windowMs);
+        return json(decisionMetrics(rows, reads, now, windowMs));
+      }
       case "GET mandates":
         need("agent", "inbox", "admin");
         return json({ audience: this.audience, mandates: this.mandates() });
@@ -460,10 +486,15 @@ export class ApprovalInbox extends DurableObject {
   /** y with a signed confirmation (or passkey assertion) of exactly the proposed change, or n with a signed decline. */
   async decide(id, request) {
     const body = await readJsonObject(request);
-    onlyKeys(body, ["decision", "confirmation", "action"]);
-    if (body.decision === "y") return this.approve(id, body.confirmation);
-    if (body.decision === "n") return this.decline(id, body.action);
-    throw new HttpError(400, "invalid_input", "decision must be \"y\" or \"n\"", "decision");
+    onlyKeys(body, ["decision", "confirmation", "action", "displayed_ms"]);
+    const displayed = readDisplayedMs(body.displayed_ms);
+    let answer;
+    if (body.decision === "y") answer = await this.approve(id, body.confirmation);
+    else if (body.decision === "n") answer = await this.decline(id, body.action);
+    else throw new HttpError(400, "invalid_input", "decision must be \"y\" or \"n\"", "decision");
+    // Measured only once the decision stands: how long the card was on the person's screen.
+    if (displayed !== null && this.db.approval(id)?.decision !== null) this.db.recordRead(id, displayed);
+    return answer;
   }
 
   async approve(id, confirmation) {

@@ -115,6 +115,8 @@ export type OtlpFetch = (
 export type OtlpExporterOptions = {
   /** The receiver's full traces URL, e.g. `http://localhost:4318/v1/traces`. */
   endpoint: string;
+  /** The receiver's metrics URL (default: the traces URL with `/v1/metrics` for `/v1/traces`). */
+  metricsEndpoint?: string;
   /** The host's `fetch` by default. */
   fetch?: OtlpFetch;
   /** Sent with every request (an API key, an `authorization`); `content-type` is always `application/json`. */
@@ -150,6 +152,28 @@ export type OtlpExporterStats = {
     afterShutdown: number;
   };
 };
+/** One row of the guard's decision metrics, per change type (`key`) or per person (`approver`). */
+export type DecisionMetricsRow = {
+  decided: number;
+  approved: number;
+  declined: number;
+  by_standing_approval: number;
+  approve_rate: number | null;
+  median_read_ms: number | null;
+  measured: number;
+  approved_faster_than_readable: number;
+};
+/** What `GET /v1/decision-metrics?days=` answers. */
+export type DecisionMetrics = {
+  since_ms: number;
+  until_ms: number;
+  window_ms: number;
+  decided: number;
+  reading: { ms_per_word: number; min_ms: number };
+  by_type: (DecisionMetricsRow & { key: string })[];
+  by_person: (DecisionMetricsRow & { approver: string })[];
+  suggestions: { approver: string; approvals: number; terms: { agents: string[]; action: string; constraints: { field: string; op: string; value: unknown }[]; max_uses: number } }[];
+};
 /** Sends the control loop's telemetry as OTLP/HTTP JSON spans (GenAI semantic conventions, "development" status). */
 export interface OtlpExporter {
   /** Takes one record of the loop's `telemetry` port and returns at once; never throws. */
@@ -158,6 +182,11 @@ export interface OtlpExporter {
   readonly listener: (telemetry: import("../wasm/agent_governor_full.js").OtelLogRecord) => void;
   /** Resolves once every span ended so far has been sent or dropped. */
   flush(): Promise<void>;
+  /**
+   * Sends the guard's decision metrics (`GET /v1/decision-metrics`) as OTLP gauges (decisions by outcome, the
+   * median time on screen, approvals faster than readable, suggested standing approvals), once.
+   */
+  exportDecisionMetrics(metrics: DecisionMetrics): Promise<{ sent: true } | { sent: false; reason: string }>;
   /** Ends the open task's span (marked unfinished), sends what is queued and stops the timer; later records are dropped. */
   shutdown(): Promise<void>;
   stats(): OtlpExporterStats;

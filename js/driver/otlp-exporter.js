@@ -8,12 +8,13 @@ import { isPlainObject } from "../approver/plain-object.js";
 import { notAnOption } from "../approver/options.js";
 import { isBlank } from "../approver/canonical.js";
 import { attribute, createSpanBuilder, readRecord } from "./otlp-spans.js";
+import { decisionMetricsBody } from "./otlp-metrics.js";
 
 /** The package's name and version (package.json's, as the tests check), the instrumentation scope of every span. */
 const SCOPE = Object.freeze({ name: "agent-governor", version: "0.1.0" });
 
 const DEFAULTS = Object.freeze({ serviceName: "agent-governor", maxQueue: 2048, maxBatch: 512, flushIntervalMs: 2000, timeoutMs: 10_000 });
-const OPTION_KEYS = ["endpoint", "fetch", "headers", "serviceName", "agentName", "maxQueue", "maxBatch", "flushIntervalMs", "timeoutMs"];
+const OPTION_KEYS = ["endpoint", "metricsEndpoint", "fetch", "headers", "serviceName", "agentName", "maxQueue", "maxBatch", "flushIntervalMs", "timeoutMs"];
 /** The longest delay a host timer takes (a longer one fires at once in Node). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Statuses after which a batch is sent once more (OTLP/HTTP's retryable ones), after this pause. */
@@ -38,17 +39,17 @@ function nonEmptyText(options, key, fallback) {
   return value;
 }
 
-function readEndpoint(endpoint) {
-  if (typeof endpoint !== "string") throw invalid("options.endpoint", "endpoint must be the receiver's traces URL, e.g. http://localhost:4318/v1/traces");
+function readEndpoint(endpoint, path = "options.endpoint") {
+  if (typeof endpoint !== "string") throw invalid(path, "endpoint must be the receiver's traces URL, e.g. http://localhost:4318/v1/traces");
   let url;
   try {
     url = new URL(endpoint);
   } catch {
-    throw invalid("options.endpoint", "endpoint is not a URL");
+    throw invalid(path, "endpoint is not a URL");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("options.endpoint", "endpoint must be an http: or https: URL");
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(path, "endpoint must be an http: or https: URL");
   // fetch refuses such a URL on every request: a key goes in `headers`.
-  if (url.username !== "" || url.password !== "") throw invalid("options.endpoint", "endpoint must not hold credentials: pass them in headers");
+  if (url.username !== "" || url.password !== "") throw invalid(path, "endpoint must not hold credentials: pass them in headers");
   return url.href;
 }
 
@@ -80,8 +81,16 @@ function readOptions(options) {
   if (given.fetch === undefined && typeof globalThis.fetch !== "function") throw typedError("unsupported", "options.fetch", "this host has no fetch: pass one");
   if (typeof globalThis.crypto?.getRandomValues !== "function") throw typedError("unsupported", "crypto", "this host has no crypto.getRandomValues for trace ids");
   const serviceName = nonEmptyText(given, "serviceName", DEFAULTS.serviceName);
+  const endpoint = readEndpoint(given.endpoint);
   return {
-    endpoint: readEndpoint(given.endpoint),
+    endpoint,
+    // The metrics URL: given, or the traces URL with its `/v1/traces` path as `/v1/metrics` (OTLP/HTTP's paths).
+    metricsEndpoint:
+      given.metricsEndpoint !== undefined
+        ? readEndpoint(given.metricsEndpoint, "options.metricsEndpoint")
+        : endpoint.endsWith("/v1/traces")
+          ? `${endpoint.slice(0, -"/v1/traces".length)}/v1/metrics`
+          : null,
     // Looked up at each request, so a host that replaces its fetch later is followed.
     fetch: given.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     headers: { ...readHeaders(given.headers), "content-type": "application/json" },
@@ -176,6 +185,27 @@ export function createOtlpExporter(options) {
     }
   }
 
+  /**
+   * Sends the guard's decision metrics (`GET /v1/decision-metrics`) as OTLP gauges, once: resolves to
+   * `{ sent: true }` or `{ sent: false, reason }`; never rejects for the receiver. Bad metrics are a typed error.
+   */
+  async function exportDecisionMetrics(metrics) {
+    if (config.metricsEndpoint === null) throw typedError("invalid_input", "options.metricsEndpoint", "this exporter has no metrics URL: give metricsEndpoint (the endpoint is not a /v1/traces URL)");
+    const body = JSON.stringify(decisionMetricsBody(metrics, resource, SCOPE));
+    const controller = new AbortController();
+    const timeout = unref(setTimeout(() => controller.abort(), config.timeoutMs));
+    try {
+      const response = await config.fetch(config.metricsEndpoint, { method: "POST", headers: { ...config.headers }, body, signal: controller.signal });
+      const status = response?.status;
+      if (Number.isInteger(status) && status >= 200 && status <= 299) return { sent: true };
+      return { sent: false, reason: `the receiver answered ${status}` };
+    } catch (error) {
+      return { sent: false, reason: error?.message ?? String(error) };
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
   async function exportBatch(batch) {
     const body = JSON.stringify({ resourceSpans: [{ resource, scopeSpans: [{ scope: SCOPE, spans: batch }] }] });
     let outcome = await post(body, batch.length);
@@ -253,6 +283,7 @@ export function createOtlpExporter(options) {
     listener: record,
     /** Resolves once every span ended so far has been sent or dropped. */
     flush,
+    exportDecisionMetrics,
     /** Ends the open task (marked unfinished), sends what is queued and stops; later records are dropped. */
     shutdown,
     stats: () => ({
