@@ -23,12 +23,12 @@ const budgets = {
   // (+4,475). The person and the agent talk (a decline's words and memory, replies in their own quoted
   // section, an edit before the y): 524,785 (+7,603). A change the world moved away from is not applied and no failure
   // (`ExecutionFinished.not_applied`): 525,270 (+485).
-  full: { budget: 260_000, longTerm: 150_000, ceiling: 541_000 },
+  full: { budget: 260_000, longTerm: 150_000, ceiling: 542_000 },
   // 2026-11-25: 420,163 raw / 179,735 gzip on stable Rust; 366,867 / 160,349 with std rebuilt for size.
   // Then `Guard.checkAsync`: 374,380 / 163,828 (+3,479). Then one action, one run: 385,296 / 169,302 (+5,474).
   // Then numbers read correctly rounded: 400,243 / 177,455 (+8,153). Then the exact JSON reader of tool
   // arguments and refusals that name the action's run: 405,148 / 179,293 (+1,838).
-  guard: { budget: 90_000, longTerm: 50_000, ceiling: 202_000 },
+  guard: { budget: 90_000, longTerm: 50_000, ceiling: 203_000 },
 };
 
 const args = process.argv.slice(2);

@@ -228,7 +228,7 @@ export class ApprovalInbox extends DurableObject {
       }
       case "GET mandates":
         need("agent", "inbox", "admin");
-        return json({ audience: this.audience, mandates: this.mandates() });
+        return json({ audience: this.audience, mandates: this.db.hasApprovers() ? await this.mandates() : [] });
       case "POST mandates":
         need("inbox", "admin");
         return this.createMandate(request);
@@ -237,6 +237,7 @@ export class ApprovalInbox extends DurableObject {
         if (id !== "preview") throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
         return this.previewMandate(request);
       case "POST mandates/:id/revoke":
+        need("inbox", "admin");
         return this.revokeMandate(id, request);
       case "GET history-rules":
         need("admin", "inbox");

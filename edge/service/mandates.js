@@ -2,8 +2,19 @@
 // run one kind of change without asking (within constraints, at most N times, until a time); the core verifies
 // it, renders it in words, and spends one use atomically with each Apply made under it. Methods of the inbox's
 // Durable Object, assigned to its prototype in inbox.js.
-import { mandateLines, parseTime, stateVersion } from "agent-governor/guard";
+import { mandateLines, parseTime, passkeySignCount } from "agent-governor/guard";
 import { HttpError, json, onlyKeys, readJsonObject } from "./http.js";
+
+const isPlainObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** A passkey assertion's signature counter, read by the core; a malformed one is the caller's error. */
+function signCountOf(assertion) {
+  try {
+    return passkeySignCount(assertion);
+  } catch (error) {
+    throw new HttpError(400, "invalid_input", error?.message ?? String(error), "mandate.assertion");
+  }
+}
 
 const MANDATE_ID = /^[A-Za-z0-9_-]{16,128}$/;
 
@@ -61,8 +72,14 @@ export const mandateMethods = {
     if (required > 1) {
       throw new HttpError(409, "two_person_rule", `\`${mandate.action}\` needs ${required} people's signatures: one person cannot approve it in advance`, "mandate.action");
     }
-    const key = typeof mandate.key_id === "string" ? this.db.key(mandate.key_id) : null;
     const { executor } = this.verifier();
+    // A passkey's signature counter must grow (a repeat suggests a cloned credential): compared before the
+    // mandate is kept, advanced only once its signature verified (so a forged counter moves nothing).
+    const key = typeof mandate.key_id === "string" ? this.db.key(mandate.key_id) : null;
+    const count = key !== null && isPlainObject(mandate.assertion) ? signCountOf(mandate.assertion) : null;
+    if (count !== null && !((key.sign_count === 0 && count === 0) || count > key.sign_count)) {
+      throw new HttpError(403, "signature_invalid", "the passkey's signature counter did not advance: the assertion is replayed or the credential was cloned", "mandate.assertion");
+    }
     let saved;
     try {
       saved = await executor.saveMandate(mandate);
@@ -70,7 +87,7 @@ export const mandateMethods = {
       const status = { already_exists: 409, signature_invalid: 403, wrong_audience: 403, invalid_input: 400 }[error?.code] ?? 422;
       throw new HttpError(status, error?.code ?? "invalid_input", error?.message ?? String(error), error?.path ? `mandate.${error.path}` : "mandate");
     }
-    if (saved.signCount !== null && key !== null) this.db.advanceSignCount(key.key_id, saved.signCount);
+    if (count !== null) this.db.advanceSignCount(key.key_id, count);
     this.db.appendAudit(Date.now(), null, "mandate_created", {
       mandate_id: mandate.mandate_id, key_id: mandate.key_id, agents: mandate.agents, action: mandate.action, max_uses: mandate.max_uses, expires_at: mandate.expires_at,
     });
@@ -79,13 +96,15 @@ export const mandateMethods = {
     return json(mandateView(found.record, found.version, Date.now()), 201);
   },
 
-  /** Every registered standing approval, newest first, with its uses left and state. */
-  mandates() {
+  /** Every registered standing approval, newest first, with its uses left, state and version (the core's). */
+  async mandates() {
     const now = Date.now();
-    return this.db
-      .mandateRecords()
-      .map(({ value }) => ({ record: JSON.parse(value), value }))
-      .map(({ record, value }) => mandateView(record, stateVersion(value), now))
+    const { executor } = this.verifier();
+    const ids = this.db.mandateRecords().map(({ value }) => JSON.parse(value).mandate.mandate_id);
+    const found = await Promise.all(ids.map((id) => executor.mandateRecord(id)));
+    return found
+      .filter((entry) => entry !== null)
+      .map(({ record, version }) => mandateView(record, version, now))
       .sort((a, b) => (a.saved_at < b.saved_at ? 1 : -1));
   },
 
@@ -115,7 +134,7 @@ export const mandateMethods = {
   async approveByMandate(view, agent) {
     if (typeof agent !== "string" || this.requiredApprovers(view) > 1) return view;
     const { executor } = this.verifier();
-    for (const candidate of this.mandates().filter((m) => m.state === "live" && m.mandate.agents.includes(agent))) {
+    for (const candidate of (await this.mandates()).filter((m) => m.state === "live" && m.mandate.agents.includes(agent))) {
       const outcome = await executor.confirmByMandate({
         mandate_id: candidate.mandate_id,
         confirmation_id: view.approval_id,

@@ -75,8 +75,11 @@ export const mandateMethods = {
         reason: `standing approval ${mandateId}`,
         action_id: `loop/${action.id}`,
       });
-      if (outcome.outcome === "confirmed") {
-        this.notify("chat", `${action.lines[0]}: approved under standing approval ${mandateId} (${outcome.uses_left - 1} uses left after it)`);
+      // Made before for this very action (the loop restarted while it waited): it stands.
+      const madeBefore = outcome.outcome === "refused" && outcome.phase === "already_exists" && (await this.mandateConfirmation(action)) !== null;
+      if (outcome.outcome === "confirmed" || madeBefore) {
+        const left = outcome.outcome === "confirmed" ? ` (${outcome.uses_left} uses left)` : "";
+        this.notify("chat", `${action.lines[0]}: approved under standing approval ${mandateId}${left}`);
         this.track(this.later({ event: "approval_answered", request_id: effect.request_id, answer: "y" }, "approve"));
         return true;
       }
@@ -84,12 +87,20 @@ export const mandateMethods = {
     return false;
   },
 
-  /** The confirmation a standing approval made for `action`, as stored, or null. */
+  /**
+   * The confirmation a standing approval made for exactly `action` (its node, change and action id: a record
+   * left under the same id by another loop sharing the store is not this action's), as stored, or null.
+   */
   async mandateConfirmation(action) {
     if (this.standing === null) return null;
+    const { node_id: nodeId, from, to } = action.parameters ?? {};
     for (const mandateId of await this.mandateIds()) {
       const text = await this.store.get(`confirmation/${confirmationIdOf(mandateId, action.id)}`);
-      if (typeof text === "string") return JSON.parse(text);
+      if (typeof text !== "string") continue;
+      const made = JSON.parse(text);
+      const change = made?.proposed_change;
+      const same = made?.node_id === nodeId && change?.type === action.type && change?.from === from && change?.to === to && made?.action_id === `loop/${action.id}`;
+      if (same && made.mandate?.mandate_id === mandateId) return made;
     }
     return null;
   },

@@ -31,7 +31,8 @@ const outputKey = (confirmationId) => `tool-call-output/${encodeURIComponent(con
 /** Where the ids of the standing approvals registered for these tools are listed. */
 const MANDATES_KEY = "tool-call-mandates";
 /** The id of the confirmation a standing approval makes for a call: one per mandate and action. */
-const mandateConfirmationId = (mandateId, read) => `mandate/${mandateId}/${encodeURIComponent(read.callId)}/${read.digest}`;
+const mandateConfirmationId = (mandateId, agentId, read) =>
+  `mandate/${mandateId}/${encodeURIComponent(agentId)}/${encodeURIComponent(read.callId)}/${read.digest}`;
 /** The largest output kept (its JSON text). */
 const MAX_KEPT_OUTPUT = 1 << 20;
 /** A call id: what frameworks use (letters, digits, punctuation), never a control or format character. */
@@ -370,7 +371,7 @@ export function governToolCalls(given, givenOptions) {
     if (whitelist.has(read.tool)) return { approved: false, reasons: [`${read.tool} is whitelisted: it needs no approval`] };
     const reasons = [];
     for (const mandateId of await mandateIds()) {
-      const confirmationId = mandateConfirmationId(mandateId, read);
+      const confirmationId = mandateConfirmationId(mandateId, agentId, read);
       // Made before for this very call (a restored state asks again): it stands, used or not; running it
       // again answers with its first run, never a second.
       if ((await executor.confirmationVersion(confirmationId)) !== null) {

@@ -12,7 +12,7 @@ use super::check::{CheckPolicy, Phase, Rejection, check_before_apply, check_prec
 use super::confirmation::{Confirmation, ConfirmationState, store_key};
 use super::consumption::{ApplyResponseKind, LifecycleTransition, classify_apply_response};
 use super::ledger::{record_consumed, was_consumed};
-use super::mandate::record::{UseRefused, spend_use};
+use super::mandate::record::{UseRefused, check_use};
 use super::messages;
 use super::request::{ApplyRequest, ExecutorRequest, Source, executor_apply_request};
 use super::result::{AppliedBlock, ExecutorResult, ReconfirmBlock, RejectionBlock};
@@ -264,10 +264,10 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             claimed: &claimed,
             now,
         };
-        // A standing approval's use is spent before the Apply starts, once per confirmation, by
-        // compare-and-swap on its record: no use counted twice, none past its limit, none once revoked.
+        // Under a standing approval: its record still holds it, unrevoked, with a use reserved for exactly
+        // this confirmation (so the Executor itself made it, for an agent the mandate names).
         if let Some(mandate) = &confirmation.mandate {
-            if let Err(refused) = spend_use(&self.store, mandate, id).await {
+            if let Err(refused) = check_use(&self.store, mandate, id).await {
                 let state = reservation.release().await;
                 return match refused {
                     UseRefused::Refused(rejection) => rejected(node_id, id, rejection, Some(state)),

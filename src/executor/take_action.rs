@@ -9,7 +9,7 @@ use super::confirmation::{Confirmation, ConfirmationState, store_key};
 use super::human_action::stale;
 use super::human_action::{HumanAction, HumanActionKind, check_human_action};
 use super::ledger::{record_action, record_consumed, replayed, was_consumed, was_used};
-use super::mandate::record::{MandateRecord, read_record, revoke};
+use super::mandate::record::{MandateRecord, read_record, record_version, revoke};
 use super::messages;
 use super::run::Executor;
 use super::state_version::state_version;
@@ -175,7 +175,8 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             None
         };
         let version = match (&loaded, &mandate, host_version) {
-            (Some((_, text)), _, _) | (None, Some((_, text)), _) => state_version(text),
+            (Some((_, text)), _, _) => state_version(text),
+            (None, Some((record, _)), _) => record_version(record),
             (None, None, Some(version)) => version.to_owned(),
             (None, None, None) => {
                 return ActionOutcome::refused(Rejection::new(
@@ -253,16 +254,20 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             Err(Ok(rejection)) => return ActionOutcome::refused(rejection),
             Err(Err(error)) => return ActionOutcome::failed(&StorageError::Port(error.message)),
         }
-        if let Some((record, text)) = mandate {
+        if let Some((record, _)) = mandate {
             let by = action.key_id.clone().unwrap_or_default();
-            return match revoke(&self.store, record, &text, &by, now).await {
-                Ok(Some(next_text)) => ActionOutcome::Taken {
-                    action: kind,
-                    sign_count,
-                    confirmation: None,
-                    version: Some(state_version(&next_text)),
-                    mandate: serde_json::from_str(&next_text).ok().map(Box::new),
-                },
+            let id = record.mandate.mandate_id.clone();
+            return match revoke(&self.store, &id, &by, now).await {
+                Ok(Some(next_text)) => {
+                    let next: Option<MandateRecord> = serde_json::from_str(&next_text).ok();
+                    ActionOutcome::Taken {
+                        action: kind,
+                        sign_count,
+                        confirmation: None,
+                        version: next.as_ref().map(record_version),
+                        mandate: next.map(Box::new),
+                    }
+                }
                 Ok(None) => ActionOutcome::failed(&StorageError::Conflict),
                 Err(why) => ActionOutcome::failed(&StorageError::Port(why)),
             };

@@ -401,8 +401,10 @@ export async function createMcpGateway(options) {
     } catch (error) {
       if (error?.code !== "approval_required") throw error;
     }
-    // A live standing approval that covers exactly this call (for the gateway's `agentId`) runs it now.
-    if ((await governedSet.approveByMandate(call)).approved) {
+    // A live standing approval that covers exactly this call runs it now, only for the agent the host
+    // authenticated (`authInfo.clientId` is the gateway's `agentId`): a bare connection proves no agent.
+    const proven = typeof governOptions.agentId === "string" && extra?.authInfo?.clientId === governOptions.agentId;
+    if (proven && (await governedSet.approveByMandate(call)).approved) {
       const outcome = await governedSet.runApproved(call, context);
       // Not run (its last use went to a call that raced it, or it was revoked meanwhile): a person decides.
       if (outcome.outcome === "applied" || refusalOf(call, outcome).ran !== "not_run") return answer(call, digest, asker, outcome);

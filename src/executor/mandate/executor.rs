@@ -1,17 +1,19 @@
 //! The Executor's part in standing approvals: registering a signed mandate, making the confirmation of a
-//! change it covers, and reading its record. (Spending a use happens in the Apply itself, see
-//! [`super::record::spend_use`]; revoking is a signed human action, `revoke_mandate`.)
+//! change it covers (reserving one use for it, see [`super::record::reserve_use`]; the Apply then checks the
+//! reservation, [`super::record::check_use`]), and reading its record. Revoking is a signed human action,
+//! `revoke_mandate`.
 
 use super::cover::{covers_agent, covers_change};
 use super::model::Mandate;
-use super::record::{MandateRecord, mandate_key, read_record};
+use super::record::{
+    MandateRecord, UseRefused, mandate_key, read_record, record_version, reserve_use,
+};
 use super::signing::check_mandate;
 use crate::executor::check::{Phase, Rejection};
 use crate::executor::confirmation::{Confirmation, ConfirmedBy, ProposedChange, store_key};
 use crate::executor::ledger::was_consumed;
 use crate::executor::messages;
 use crate::executor::run::Executor;
-use crate::executor::state_version::state_version;
 use crate::executor::storage::StorageError;
 use crate::input::{InputError, Validate, require_non_empty, to_json_string};
 use crate::ports::{AuditSink, Clock, Skill, Store};
@@ -59,10 +61,11 @@ impl Validate for MandateUse {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Tsify)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum MandateOutcome {
-    /// The mandate covers it: its confirmation is stored, approved, for one Apply (which spends the use).
+    /// The mandate covers it: one use is reserved for it and its confirmation is stored, approved, for one
+    /// Apply.
     Confirmed {
         confirmation: Box<Confirmation>,
-        /// Uses not yet spent, before this change's Apply.
+        /// Uses left after this one.
         uses_left: u32,
     },
     /// The mandate does not cover it (another agent, kind or parameter): a person must decide.
@@ -139,7 +142,12 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
     ) -> Result<Option<(MandateRecord, String)>, StorageError> {
         read_record(&self.store, mandate_id)
             .await
-            .map(|found| found.map(|(record, text)| (record, state_version(&text))))
+            .map(|found| {
+                found.map(|(record, _)| {
+                    let version = record_version(&record);
+                    (record, version)
+                })
+            })
             .map_err(StorageError::Malformed)
     }
 
@@ -170,6 +178,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             Err(why) => return MandateOutcome::failed("store_failed", why),
         };
         let mandate = record.mandate.clone();
+        let mandate_id = mandate.mandate_id.clone();
         if let Err(rejection) = check_mandate(
             &mandate,
             &self.keys,
@@ -246,6 +255,12 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
             }
             Err(error) => return MandateOutcome::failed("store_failed", error.message),
         }
+        // The use is reserved before the confirmation exists: no confirmation without its use, none past N.
+        match reserve_use(&self.store, &mandate_id, &confirmation.confirmation_id).await {
+            Ok(()) => {}
+            Err(UseRefused::Refused(rejection)) => return MandateOutcome::refused(rejection),
+            Err(UseRefused::Failed(why)) => return MandateOutcome::failed("store_failed", why),
+        }
         let text = self.text_of(confirmation.clone());
         match self
             .store
@@ -257,7 +272,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
                     crate::input::parse_valid_json_str::<Confirmation>(&text)
                         .unwrap_or(confirmation),
                 ),
-                uses_left,
+                uses_left: uses_left.saturating_sub(1),
             },
             Ok(false) => MandateOutcome::failed(
                 "already_exists",

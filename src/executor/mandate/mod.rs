@@ -1,7 +1,8 @@
 //! Standing approvals (mandates): a person signs, with their own key, a bounded permission for named agents
 //! to run one kind of action without asking: within declared constraints on its parameters, at most N times,
 //! until a time. The core renders it in words before it is signed, verifies it like a confirmation
-//! (signature, audience, time), and an Executor spends one use atomically with each Apply it starts under it.
+//! (signature, audience, time), and an Executor reserves one use, atomically, for each change it approves
+//! under it; the Apply runs only under a confirmation whose use the record holds.
 //!
 //! [`model`] the mandate, [`constraint`] its constraint language, [`signing`] what is signed and its check,
 //! [`words`] its rendering in English and Japanese, [`cover`] whether a change falls within it, [`record`]

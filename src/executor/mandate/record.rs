@@ -69,61 +69,53 @@ pub enum UseRefused {
     Failed(String),
 }
 
-/// Spends one use of the mandate for `confirmation_id`, once: a confirmation that already used it keeps its
-/// use (its Apply is tried again after a person said it did not happen). Refused when the record is absent,
-/// holds another mandate than the confirmation's, is revoked, or has no use left.
-pub async fn spend_use(
+fn refused(phase: Phase, reason: String) -> UseRefused {
+    UseRefused::Refused(Rejection::new(phase, reason))
+}
+
+/// Reserves one use of the mandate for `confirmation_id` when the Executor approves a change under it, once
+/// (asked again for the same confirmation, it keeps its one use): refused when the record is absent, revoked,
+/// or has no use left. One compare-and-swap of the record, so of any number of racing approvals at most
+/// `max_uses` are made, and no Apply runs under a confirmation the Executor did not reserve a use for.
+pub async fn reserve_use(
     store: &impl Store,
-    mandate: &Mandate,
+    mandate_id: &str,
     confirmation_id: &str,
 ) -> Result<(), UseRefused> {
     for _ in 0..CLAIM_ATTEMPTS {
-        let (record, text) = match read_record(store, &mandate.mandate_id).await {
+        let (record, text) = match read_record(store, mandate_id).await {
             Ok(Some(found)) => found,
             Ok(None) => {
-                return Err(UseRefused::Refused(Rejection::new(
-                    Phase::MandateRevoked,
-                    format!(
-                        "Standing approval {} is not registered here: nothing was applied.",
-                        mandate.mandate_id
-                    ),
-                )));
+                return Err(refused(
+                    Phase::NotFound,
+                    format!("No standing approval {mandate_id} is registered here."),
+                ));
             }
             Err(why) => return Err(UseRefused::Failed(why)),
         };
-        // Compared as their JSON (the serializer is compiled in anyway; a derived `==` is not).
-        if to_json_string(&record.mandate) != to_json_string(mandate) {
-            return Err(UseRefused::Refused(Rejection::new(
-                Phase::SignatureInvalid,
-                "The confirmation's standing approval differs from the one registered here.",
-            )));
-        }
         if let Some(at) = &record.revoked_at {
-            return Err(UseRefused::Refused(Rejection::new(
+            return Err(refused(
                 Phase::MandateRevoked,
-                format!(
-                    "Standing approval {} was revoked at {at}: nothing was applied.",
-                    mandate.mandate_id
-                ),
-            )));
+                format!("Standing approval {mandate_id} was revoked at {at}."),
+            ));
         }
         if record.used_by.iter().any(|id| id == confirmation_id) {
             return Ok(());
         }
         if record.uses_left() == 0 {
-            return Err(UseRefused::Refused(Rejection::new(
+            return Err(refused(
                 Phase::MandateUsedUp,
                 format!(
-                    "Standing approval {} has been used all {} times: nothing was applied; a person must approve.",
-                    mandate.mandate_id, mandate.max_uses
+                    "Standing approval {mandate_id} has been used all {} times; a person must approve.",
+                    record.mandate.max_uses
                 ),
-            )));
+            ));
         }
         let mut next = record;
         next.used_by.push(confirmation_id.to_owned());
         match store
             .compare_and_swap(
-                &mandate_key(&mandate.mandate_id),
+                &mandate_key(mandate_id),
                 Some(&text),
                 &to_json_string(&next),
             )
@@ -135,28 +127,102 @@ pub async fn spend_use(
         }
     }
     Err(UseRefused::Failed(
-        "the standing approval's record kept changing; no use was counted".to_owned(),
+        "the standing approval's record kept changing; no use was reserved".to_owned(),
     ))
 }
 
-/// Marks the record revoked, once, by the key that signed the revocation.
+/// Before an Apply under `mandate`: the record holds exactly this mandate, is not revoked, and reserved a
+/// use for `confirmation_id` (so the Executor itself made the confirmation, for an agent the mandate names).
+pub async fn check_use(
+    store: &impl Store,
+    mandate: &Mandate,
+    confirmation_id: &str,
+) -> Result<(), UseRefused> {
+    let record = match read_record(store, &mandate.mandate_id).await {
+        Ok(Some((record, _))) => record,
+        Ok(None) => {
+            return Err(refused(
+                Phase::MandateRevoked,
+                format!(
+                    "Standing approval {} is not registered here: nothing was applied.",
+                    mandate.mandate_id
+                ),
+            ));
+        }
+        Err(why) => return Err(UseRefused::Failed(why)),
+    };
+    // Compared as their JSON (the serializer is compiled in anyway; a derived `==` is not).
+    if to_json_string(&record.mandate) != to_json_string(mandate) {
+        return Err(refused(
+            Phase::SignatureInvalid,
+            "The confirmation's standing approval differs from the one registered here.".to_owned(),
+        ));
+    }
+    if let Some(at) = &record.revoked_at {
+        return Err(refused(
+            Phase::MandateRevoked,
+            format!(
+                "Standing approval {} was revoked at {at}: nothing was applied.",
+                mandate.mandate_id
+            ),
+        ));
+    }
+    if !record.used_by.iter().any(|id| id == confirmation_id) {
+        return Err(refused(
+            Phase::SignatureInvalid,
+            format!(
+                "Confirmation {confirmation_id} was not made by this Executor under standing approval {}: nothing was applied.",
+                mandate.mandate_id
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The version a `revoke_mandate` names: of the mandate's terms and whether it is revoked, not of its uses,
+/// so an agent spending uses never makes a person's revocation stale.
+pub fn record_version(record: &MandateRecord) -> String {
+    crate::executor::state_version::state_version(&to_json_string(&(
+        &record.mandate.mandate_id,
+        &record.mandate.signature,
+        &record.revoked_at,
+    )))
+}
+
+/// Marks the record revoked by the key that signed the revocation, retrying while uses change the record.
+/// `Ok(None)` when it was revoked meanwhile by someone else.
 pub async fn revoke(
     store: &impl Store,
-    record: MandateRecord,
-    text: &str,
+    mandate_id: &str,
     by: &str,
     now: EpochMillis,
 ) -> Result<Option<String>, String> {
-    let key = mandate_key(&record.mandate.mandate_id);
-    let next = MandateRecord {
-        revoked_at: Some(format_rfc3339(now)),
-        revoked_by: Some(by.to_owned()),
-        ..record
-    };
-    let next_text = to_json_string(&next);
-    match store.compare_and_swap(&key, Some(text), &next_text).await {
-        Ok(true) => Ok(Some(next_text)),
-        Ok(false) => Ok(None),
-        Err(error) => Err(error.to_string()),
+    for _ in 0..CLAIM_ATTEMPTS {
+        let (record, text) = match read_record(store, mandate_id).await? {
+            Some(found) => found,
+            None => {
+                return Err(format!(
+                    "no standing approval {mandate_id} is registered here"
+                ));
+            }
+        };
+        if record.revoked_at.is_some() {
+            return Ok(None);
+        }
+        let next = MandateRecord {
+            revoked_at: Some(format_rfc3339(now)),
+            revoked_by: Some(by.to_owned()),
+            ..record
+        };
+        let next_text = to_json_string(&next);
+        match store
+            .compare_and_swap(&mandate_key(mandate_id), Some(&text), &next_text)
+            .await
+        {
+            Ok(true) => return Ok(Some(next_text)),
+            Ok(false) => {}
+            Err(error) => return Err(error.to_string()),
+        }
     }
+    Err("the standing approval's record kept changing; it was not revoked".to_owned())
 }
