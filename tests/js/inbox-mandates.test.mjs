@@ -109,8 +109,40 @@ test("a standing approval made, read and signed in the inbox runs two changes un
   const { view } = await propose();
   assert.equal(view.state, "pending");
   await page.locator(`.approval[data-id="${view.approval_id}"]`).waitFor({ timeout: 10_000 });
+  // The person approves it, and two more, on their cards: the decisions are measured (time on screen) and a
+  // standing approval that would have covered the three is suggested, one press from the form.
+  const approveCard = async (id) => {
+    const card = page.locator(`.approval[data-id="${id}"]`);
+    await card.waitFor({ timeout: 10_000 });
+    await card.locator("[data-action=approve]").click();
+    await card.locator("[data-action=approve].confirming").waitFor({ timeout: 5_000 });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await card.locator("[data-action=approve]").click();
+    await page.waitForFunction((approvalId) => document.querySelector(`#history .approval[data-id="${approvalId}"]`), id, { timeout: 10_000 });
+  };
+  await approveCard(view.approval_id);
+  for (let more = 0; more < 2; more += 1) await approveCard((await propose()).view.approval_id);
+  const metrics = (await guard.client.get("/v1/decision-metrics")).body;
+  const kind = metrics.by_type.find((row) => row.key === "status_change");
+  assert.deepEqual({ decided: kind.decided, approved: kind.approved, standing: kind.by_standing_approval, measured: kind.measured }, { decided: 5, approved: 5, standing: 2, measured: 3 });
+  assert.ok(kind.median_read_ms >= 600, `the time on screen is measured: ${kind.median_read_ms}`);
+  await page.reload();
+  await page.waitForSelector("#metrics-card:not([hidden])", { timeout: 20_000 });
+  const rows = await page.locator("#metrics-body table").first().locator("[data-testid=metrics-row]").allTextContents();
+  assert.ok(rows.some((row) => row.startsWith("status_change5100%2")), rows.join(" | "));
+  const suggestion = page.locator("[data-testid=suggestion]");
+  assert.match(await suggestion.textContent(), /You approved status_change for mail-agent 3 times \(from equals todo; to equals in_progress\)/);
+  await suggestion.locator("[data-testid=suggestion-use]").click();
+  assert.equal(await page.inputValue("#mandate-agent"), "mail-agent");
+  assert.equal(await page.inputValue("#mandate-conditions"), "from equals todo\nto equals in_progress");
+  assert.equal(await page.inputValue("#mandate-uses"), "3");
+  await page.click("#mandate-preview");
+  await page.waitForSelector("#mandate-draft:not([hidden])", { timeout: 10_000 });
+  assert.equal(await page.locator("[data-testid=mandate-lines] li").nth(1).textContent(), "Only when from is todo");
+
   const audit = (await guard.client.get("/v1/audit?limit=50")).body.records.map((record) => record.event);
   assert.equal(audit.filter((event) => event === "approved_by_mandate").length, 2);
+  assert.equal(audit.filter((event) => event === "approved").length, 3);
   assert.ok(audit.includes("mandate_created") && audit.includes("mandate_revoked"));
   assert.deepEqual(errors, []);
 });

@@ -39,6 +39,10 @@ export function render(state) {
         ),
     );
   }
+  // A pending card on a visible page is on screen from now: its decision says how long it was read.
+  if (document.visibilityState === "visible") {
+    for (const approval of sorted) if (approval.state === "pending" && !state.shownAt.has(approval.approval_id)) state.shownAt.set(approval.approval_id, performance.now());
+  }
   const waiting = sorted.filter(waitsForYou).length + questions.length;
   $("pending-empty").hidden = waiting > 0;
   const decided = sorted.filter((approval) => !waitsForYou(approval));

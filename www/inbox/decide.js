@@ -17,6 +17,13 @@ const CONFIRM_WINDOW_MS = 4000;
 /** A second click must come at least this long after the first: a double-click is not two decisions. */
 const CONFIRM_GAP_MS = 500;
 
+/** How long the card was on screen before this decision (the guard measures decisions by it), when known. */
+function displayedFor(state, id) {
+  const since = state.shownAt.get(id);
+  if (since === undefined) return {};
+  return { displayed_ms: Math.min(86_400_000, Math.max(0, Math.round(performance.now() - since))) };
+}
+
 async function settle(state, id, run) {
   if (state.busy.has(id)) return;
   state.busy.add(id);
@@ -72,7 +79,7 @@ export function approve(state, id, { viaKey = false } = {}) {
   return settle(state, id, async () => {
     const draft = { ...approval.draft, reason: "approved in the inbox", confirmed_at: new Date().toISOString(), ui_action: "inbox_approve" };
     const confirmation = await signApproval(state.approver, draft);
-    const decided = await guardApi.decide(id, { decision: "y", confirmation });
+    const decided = await guardApi.decide(id, { decision: "y", confirmation, ...displayedFor(state, id) });
     // A transition the person picked after a reconfirm has no agent waiting for it: the inbox asks the guard
     // to apply it, once, and says what happened.
     if (decided.status !== 200 || !approval.reconfirms) return decided;
@@ -158,7 +165,7 @@ function sendDecline(state, id, reason) {
   if (!approval || approval.state !== "pending") return render(state);
   return settle(state, id, async () => {
     const action = await signHumanAction(state.approver, { action: "decline", approval_id: id, version: approval.version, detail: reason, at: new Date().toISOString(), key_id: null });
-    return guardApi.decide(id, { decision: "n", action });
+    return guardApi.decide(id, { decision: "n", action, ...displayedFor(state, id) });
   });
 }
 

@@ -18,6 +18,7 @@ async function call(method, path, body) {
 
 export const guardApi = {
   mandates: () => call("GET", "/v1/mandates"),
+  decisionMetrics: () => call("GET", "/v1/decision-metrics?days=7"),
   previewMandate: (mandate) => call("POST", "/v1/mandates/preview", { mandate }),
   createMandate: (mandate) => call("POST", "/v1/mandates", { mandate }),
   revokeMandate: (id, action) => call("POST", `/v1/mandates/${encodeURIComponent(id)}/revoke`, { action }),

@@ -7,6 +7,7 @@ import { $, words } from "./page.js";
 import { showConnection } from "./connection.js";
 import { showStateOptions } from "./history-filter.js";
 import { showMandates } from "./mandates.js";
+import { showDecisionMetrics } from "./decision-metrics.js";
 
 /** Sets the page's language and follows the language picker (the texts are shown by `applyLanguage`). */
 export function chooseLanguage(state) {
@@ -32,5 +33,6 @@ export function applyLanguage(state) {
   showConnection(state);
   showStateOptions(state);
   showMandates(state);
+  showDecisionMetrics(state);
   render(state);
 }

@@ -23,6 +23,8 @@ export function createState() {
     language: "en",
     rpId: "localhost",
     busy: new Set(),
+    // When each pending card was first on screen (performance.now()), for the time it was read before its decision.
+    shownAt: new Map(),
     agents: new Map(),
     // The agent the person picked, and the one the local server runs beside the inbox (npm start).
     pickedAgent: null,

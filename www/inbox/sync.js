@@ -6,6 +6,7 @@ import { showAudit } from "./history.js";
 import { render } from "./approval-list.js";
 import { $, words } from "./page.js";
 import { loadMandates } from "./mandates.js";
+import { loadDecisionMetrics } from "./decision-metrics.js";
 
 export async function refresh(state) {
   const startedAt = ++state.clock;
@@ -29,6 +30,7 @@ export async function refresh(state) {
   render(state);
   await refreshFacts(state);
   await loadMandates(state);
+  await loadDecisionMetrics(state);
 }
 
 /**
