@@ -106,6 +106,11 @@ export class Database {
     return this.rows("SELECT value FROM confirmations WHERE key = ?", `confirmation/${id}`)[0]?.value ?? null;
   }
 
+  /** How many of the Executor's confirmations are in flight (an Apply started, its outcome not known yet). */
+  inFlightCount() {
+    return this.rows("SELECT count(*) AS n FROM confirmations WHERE key LIKE 'confirmation/%' AND json_extract(value, '$.in_flight_at') IS NOT NULL")[0]?.n ?? 0;
+  }
+
   /** The Executor's records of standing approvals (`mandate/{id}`), as stored. */
   mandateRecords() {
     return this.rows("SELECT value FROM confirmations WHERE key LIKE 'mandate/%'");

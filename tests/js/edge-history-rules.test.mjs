@@ -59,3 +59,39 @@ test("the same change applied within the window is not asked for again; without 
   assert.equal((await api.put("/v1/history-rules", { same_change_within_ms: null }, ADMIN)).status, 200);
   assert.equal((await api.post("/v1/proposals", { node_id: node, proposed_change: { type: "status_change", from: "todo", to: "in_progress" }, intent: "again" }, AGENT)).status, 201);
 });
+
+test("at most one Apply in flight: while one is running, another is neither started nor asked for; after it ends, both are", async () => {
+  const { board, guard } = running;
+  const api = guard.client;
+  assert.equal((await api.put("/v1/history-rules", { max_in_flight: 0 }, ADMIN)).status, 400);
+  const key = await registerEd25519(api, "jude", "desk");
+  const ready = async () => {
+    const node = nextNode();
+    board.board.set(node, "todo");
+    return { node, decided: (await approve(api, await propose(api, node), key)).body };
+  };
+  const first = await ready();
+  const second = await ready();
+  assert.equal((await api.put("/v1/history-rules", { max_in_flight: 1 }, ADMIN)).status, 200);
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  let arrived;
+  const applyArrived = new Promise((resolve) => (arrived = resolve));
+  board.hold = async () => {
+    arrived();
+    await held;
+  };
+  const running1 = api.post("/v1/apply", first.decided.executor_request, AGENT);
+  await applyArrived;
+  board.hold = null;
+  const refused = await api.post("/v1/apply", second.decided.executor_request, AGENT);
+  assert.equal(refused.status, 429);
+  assert.match(refused.body.message, /1 Apply is in flight \(started, outcome not yet known\), and at most 1 are allowed: the Apply refused/);
+  const node = nextNode();
+  board.board.set(node, "todo");
+  assert.equal((await api.post("/v1/proposals", { node_id: node, proposed_change: { type: "status_change", from: "todo", to: "in_progress" }, intent: "more" }, AGENT)).status, 429);
+  release();
+  assert.equal((await running1).body.outcome, "applied");
+  assert.equal((await api.post("/v1/apply", second.decided.executor_request, AGENT)).body.outcome, "applied");
+  assert.equal((await api.put("/v1/history-rules", { max_in_flight: null }, ADMIN)).status, 200);
+});
