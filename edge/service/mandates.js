@@ -1,7 +1,8 @@
 // Standing approvals (mandates): a person signs, with their own key, a bounded permission for named agents to
 // run one kind of change without asking (within constraints, at most N times, until a time); the core verifies
-// it, renders it in words, and spends one use atomically with each Apply made under it. Methods of the inbox's
-// Durable Object, assigned to its prototype in inbox.js.
+// it, renders it in words, and reserves one use atomically for each change it approves under it (the Apply
+// runs only under a confirmation whose use is reserved). Methods of the inbox's Durable Object, assigned to its
+// prototype in inbox.js.
 import { mandateLines, parseTime, passkeySignCount } from "agent-governor/guard";
 import { HttpError, json, onlyKeys, readJsonObject } from "./http.js";
 
@@ -128,8 +129,7 @@ export const mandateMethods = {
 
   /**
    * Approval `view` (just proposed by `agent`, proven by its bound token) under a live standing approval that
-   * covers it: its confirmation is made by the Executor and the approval is approved at once (the Apply spends
-   * the use). Returns the view, approved or still pending.
+   * covers it: the Executor reserves a use and makes its confirmation, and the approval is approved at once. Returns the view, approved or still pending.
    */
   async approveByMandate(view, agent) {
     if (typeof agent !== "string" || this.requiredApprovers(view) > 1) return view;

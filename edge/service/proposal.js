@@ -179,7 +179,7 @@ export function approvalView(row, confirmationText, now, { requestFor, audience,
         ? null
         : { decision: row.decision, at: iso(row.decided_at), key_id: row.decided_by, reason: row.decline_reason ?? confirmation?.reason ?? null },
     confirmation: confirmation === null ? null : publicConfirmation(confirmation),
-    // Set when no person was asked: the standing approval it was approved under (its use is spent by the Apply).
+    // Set when no person was asked: the standing approval it was approved under (one of its uses reserved for it).
     mandate_id: confirmation?.mandate?.mandate_id ?? null,
     // The lifecycle's times in milliseconds, read by the core, for a page that shows them (it parses no date).
     times_ms: {

@@ -92,7 +92,7 @@ export const executeMethods = {
       return { succeeded: false, detail: "a state change needs exactly the parameters node_id, from and to" };
     }
     const change = { type: action.type, from, to };
-    // Approved under a standing approval: the confirmation it made runs (spending its use), not a new one.
+    // Approved under a standing approval: the confirmation it made (its use reserved) runs, not a new one.
     const underMandate = await this.mandateConfirmation(action);
     if (underMandate !== null) {
       const result = await this.executor.execute(this.mandateRequest(underMandate));

@@ -1,7 +1,7 @@
 // The control loop and standing approvals: before a person is asked to approve a state change, the loop asks
 // its Executor whether a registered, live standing approval covers it (for the loop's agent); if one does,
 // the request is answered y without asking, and the Apply runs under the confirmation the Executor made for
-// the mandate (spending one use, once). Methods of the loop's driver (`this` is the driver), assigned to its
+// the mandate (whose use was reserved when it approved the change). Methods of the loop's driver (`this` is the driver), assigned to its
 // prototype in control-loop-driver.js.
 import { requestFor } from "../wasm/agent_governor_full.js";
 import { governorError, isPlainObject } from "./control-loop-config.js";

@@ -363,8 +363,8 @@ export function governToolCalls(given, givenOptions) {
 
   /**
    * Approves `read` under the first live standing approval that covers it (for this set's `agentId`): the
-   * Executor makes its confirmation and the call's index names it, so `runApproved` runs it (spending the
-   * use). Resolves to `{ approved: true, mandateId, usesLeft }` or `{ approved: false, reasons }`.
+   * Executor reserves a use and makes its confirmation, and the call's index names it, so `runApproved` runs
+   * it once. Resolves to `{ approved: true, mandateId, usesLeft }` or `{ approved: false, reasons }`.
    */
   async function approveByMandateRead(read) {
     if (agentId === null) return { approved: false, reasons: ["no agentId: standing approvals name the agent they let act"] };
@@ -414,7 +414,7 @@ export function governToolCalls(given, givenOptions) {
     /**
      * Approves `call` without asking when a live standing approval registered here covers it (the agent, the
      * tool, every constraint, a use left): `{ approved: true, mandateId, usesLeft }`, after which
-     * `runApproved(call)` runs it once, spending the use; else `{ approved: false, reasons }`: ask a person.
+     * `runApproved(call)` runs it once (the use is reserved at approval); else `{ approved: false, reasons }`: ask a person.
      */
     approveByMandate: (call) => approveByMandateRead(readCall(call)),
     /** Whether `name` runs with no approval. */

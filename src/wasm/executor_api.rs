@@ -300,7 +300,7 @@ impl JsExecutor {
 
     /// Makes and stores the confirmation of a proposed change under a registered standing approval, when
     /// it is live, has a use left, is for the agent and covers the change (see `MandateOutcome`). Its Apply
-    /// (`execute`) spends the use, once.
+    /// (`execute`) runs it once; the use is reserved when the confirmation is made.
     #[wasm_bindgen(js_name = confirmByMandate, unchecked_return_type = "Promise<MandateOutcome>")]
     pub fn confirm_by_mandate(
         &self,

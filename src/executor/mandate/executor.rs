@@ -152,7 +152,7 @@ impl<S: Store, K: Skill, C: Clock, A: AuditSink> Executor<S, K, C, A> {
     }
 
     /// Makes and stores the confirmation of `request` under its mandate, when the mandate is registered,
-    /// live, has a use left, is for the agent, and covers the change. The use is spent by the Apply.
+    /// live, has a use left, is for the agent, and covers the change; one use is reserved for it, once.
     pub async fn confirm_by_mandate(&self, request: &MandateUse) -> MandateOutcome {
         let language = self.options.language;
         let now = match self.clock.now() {
