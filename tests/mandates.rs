@@ -91,6 +91,15 @@ fn refused_phase(outcome: &MandateOutcome) -> String {
     }
 }
 
+/// `mail-agent`'s call to a@example.com for 1, which the e-mail mandate covers, asked under it as `id`.
+fn confirm_covered(world: &World, id: &str) -> MandateOutcome {
+    run(world.executor().confirm_by_mandate(&email_use(
+        id,
+        "mail-agent",
+        json!({ "to": "a@example.com", "amount": 1 }),
+    )))
+}
+
 fn world() -> World {
     let world = World::new(&[]);
     world.set_status("send_email", "");
@@ -206,11 +215,7 @@ fn a_change_outside_the_mandate_is_not_covered_and_nothing_is_stored() {
 fn a_revoked_mandate_applies_nothing_even_for_a_change_it_confirmed_before() {
     let world = world();
     run(world.executor().save_mandate(&email_mandate(&world, 5))).unwrap();
-    let early = confirmed(run(world.executor().confirm_by_mandate(&email_use(
-        "c-early",
-        "mail-agent",
-        json!({ "to": "a@example.com", "amount": 1 }),
-    ))));
+    let early = confirmed(confirm_covered(&world, "c-early"));
     let (_, version) = run(world.executor().mandate_record("mandate-0001-email"))
         .unwrap()
         .unwrap();
@@ -239,11 +244,7 @@ fn a_revoked_mandate_applies_nothing_even_for_a_change_it_confirmed_before() {
     let result = run(world.executor().execute(&request_for(&early)));
     assert_eq!(result.outcome, Outcome::Rejected);
     assert_eq!(result.rejection.unwrap().phase, Phase::MandateRevoked);
-    let later = run(world.executor().confirm_by_mandate(&email_use(
-        "c-later",
-        "mail-agent",
-        json!({ "to": "a@example.com", "amount": 1 }),
-    )));
+    let later = confirm_covered(&world, "c-later");
     assert_eq!(refused_phase(&later), "mandate_revoked");
     assert_eq!(world.skill.apply_count(), 0);
 }
@@ -252,19 +253,11 @@ fn a_revoked_mandate_applies_nothing_even_for_a_change_it_confirmed_before() {
 fn an_expired_mandate_applies_nothing() {
     let world = world();
     run(world.executor().save_mandate(&email_mandate(&world, 5))).unwrap();
-    let early = confirmed(run(world.executor().confirm_by_mandate(&email_use(
-        "c-early",
-        "mail-agent",
-        json!({ "to": "a@example.com", "amount": 1 }),
-    ))));
+    let early = confirmed(confirm_covered(&world, "c-early"));
     world.clock.0.set(now(&world) + 12 * HOUR);
     let result = run(world.executor().execute(&request_for(&early)));
     assert_eq!(result.rejection.unwrap().phase, Phase::MandateExpired);
-    let later = run(world.executor().confirm_by_mandate(&email_use(
-        "c-later",
-        "mail-agent",
-        json!({ "to": "a@example.com", "amount": 1 }),
-    )));
+    let later = confirm_covered(&world, "c-later");
     assert_eq!(refused_phase(&later), "mandate_expired");
     assert_eq!(world.skill.apply_count(), 0);
 }
@@ -335,11 +328,7 @@ fn a_confirmation_under_a_mandate_is_made_only_by_the_executor_and_checked_again
     let world = world();
     let mandate = email_mandate(&world, 1);
     run(world.executor().save_mandate(&mandate)).unwrap();
-    let made = confirmed(run(world.executor().confirm_by_mandate(&email_use(
-        "c-1",
-        "mail-agent",
-        json!({ "to": "a@example.com", "amount": 1 }),
-    ))));
+    let made = confirmed(confirm_covered(&world, "c-1"));
     // No host saves one, and the pure guard check (which counts no uses) refuses it.
     let forged = Confirmation {
         confirmation_id: "c-forged".into(),
@@ -403,11 +392,7 @@ fn uses_spent_meanwhile_never_make_a_revocation_stale() {
         .unwrap()
         .unwrap();
     // The agent uses it after the person read the version and before their signed revocation arrives.
-    let used = confirmed(run(world.executor().confirm_by_mandate(&email_use(
-        "c-1",
-        "mail-agent",
-        json!({ "to": "a@example.com", "amount": 1 }),
-    ))));
+    let used = confirmed(confirm_covered(&world, "c-1"));
     assert_eq!(
         run(world.executor().execute(&request_for(&used))).outcome,
         Outcome::Applied

@@ -150,6 +150,9 @@ async function drain(reader, alreadyRead) {
 }
 
 /** Refuses keys the endpoint does not document, naming the first one. */
+/** A JSON object (a body read by the core is never a class instance): not null, not an array. */
+export const isPlainObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
 export function onlyKeys(value, allowed, path = "") {
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) {

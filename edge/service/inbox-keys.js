@@ -2,7 +2,7 @@
 // enrolment code, or a key the approver already holds), revoking and renaming one. Methods of the inbox's
 // Durable Object (`this` is the inbox), assigned to its prototype in inbox.js.
 import { Guard, formatTime, stateVersion } from "agent-governor/guard";
-import { HttpError, json, onlyKeys, readJsonObject, requireText } from "./http.js";
+import { HttpError, isPlainObject, json, onlyKeys, readJsonObject, requireText } from "./http.js";
 
 /** Approver names never contain the key-id separator `/` or control characters, nor start or end with a space. */
 const APPROVER_NAME = /^(?! )[^/\p{Cc}\p{Cf}]{1,64}(?<! )$/u;
@@ -12,7 +12,6 @@ const KEY_NAME = /^[^/\s\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}]{1,64}$/u;
 const KEY_LABEL = /^(?! )[^\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}]{1,64}(?<! )$/u;
 const ENROLLMENT_TTL_MS = 15 * 60 * 1000;
 
-const isPlainObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** What an admin signs to invite a person: their name and roles, as the guard reads them. */
 export const enrollDetail = (approver, roles) => JSON.stringify({ approver, roles: [...new Set(roles)].sort() });

@@ -4,7 +4,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { Executor, Guard, changeDigest, formatTime, parseTime, passkeySignCount, requestFor } from "agent-governor/guard";
 import { Database } from "./database.js";
-import { HttpError, errorResponse, json, onlyKeys, pathSegments, readJsonObject, requireText } from "./http.js";
+import { HttpError, errorResponse, isPlainObject, json, onlyKeys, pathSegments, readJsonObject, requireText } from "./http.js";
 import { APPROVAL_STATES, approvalView, readProposal, reconfirmation, unreadableView } from "./proposal.js";
 import { ReceiptLog } from "./receipts.js";
 import { discordInteraction } from "./discord.js";
@@ -74,10 +74,6 @@ const ROUTE_METHODS = {
   "discord/:id": ["POST"],
   mcp: ["POST"],
 };
-
-function isPlainObject(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 function rejection(verdict) {
   const status = PHASE_STATUS[verdict.phase] ?? 422;

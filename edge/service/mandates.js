@@ -4,9 +4,7 @@
 // runs only under a confirmation whose use is reserved). Methods of the inbox's Durable Object, assigned to its
 // prototype in inbox.js.
 import { mandateLines, parseTime, passkeySignCount } from "agent-governor/guard";
-import { HttpError, json, onlyKeys, readJsonObject } from "./http.js";
-
-const isPlainObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+import { HttpError, isPlainObject, json, onlyKeys, readJsonObject } from "./http.js";
 
 /** A passkey assertion's signature counter, read by the core; a malformed one is the caller's error. */
 function signCountOf(assertion) {
@@ -66,7 +64,7 @@ export const mandateMethods = {
     const body = await readJsonObject(request);
     onlyKeys(body, ["mandate"]);
     const { mandate } = body;
-    if (mandate === null || typeof mandate !== "object" || Array.isArray(mandate)) throw new HttpError(400, "invalid_input", "`mandate` is the signed standing approval", "mandate");
+    if (!isPlainObject(mandate)) throw new HttpError(400, "invalid_input", "`mandate` is the signed standing approval", "mandate");
     linesOf(mandate);
     // A change that needs two people is never one person's standing approval.
     const required = this.approverRules()[mandate.action] ?? 1;

@@ -6,6 +6,7 @@
 import { requestFor } from "../wasm/agent_governor_full.js";
 import { governorError, isPlainObject } from "./control-loop-config.js";
 import { messageOf } from "./control-loop-text.js";
+import { isBlank } from "../approver/canonical.js";
 
 /** Where the ids of the loop's registered standing approvals are listed in its store. */
 const MANDATES_KEY = "loop-mandates";
@@ -19,7 +20,7 @@ export function readStandingApprovals(value) {
   for (const key of Object.keys(value)) {
     if (key !== "agentId" && key !== "keys") throw governorError(`standingApprovals.${key}`, `standingApprovals has agentId and keys, not ${key}`);
   }
-  if (typeof value.agentId !== "string" || value.agentId.trim() === "") throw governorError("standingApprovals.agentId", "agentId must be the loop's agent id, as standing approvals name it");
+  if (typeof value.agentId !== "string" || isBlank(value.agentId)) throw governorError("standingApprovals.agentId", "agentId must be the loop's agent id, as standing approvals name it");
   if (!isPlainObject(value.keys) || Object.keys(value.keys).length === 0) throw governorError("standingApprovals.keys", "keys must hold the approvers' public keys that sign standing approvals");
   return { agentId: value.agentId, keys: { ...value.keys } };
 }

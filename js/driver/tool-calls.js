@@ -3,6 +3,7 @@
 // call's id), and it runs only through the Executor: once, when a signed, unexpired, unused confirmation binds
 // exactly that call, with exactly the approved arguments. The framework adapters are built on this.
 import { typedError } from "../approver/errors.js";
+import { isBlank } from "../approver/canonical.js";
 import { isPlainObject } from "../approver/plain-object.js";
 import { GOVERN_TOOL_CALLS_OPTIONS, closestName, readOptions } from "../approver/options.js";
 import { Executor, changeDigest, checkConfirmation, toolCallChange } from "../wasm/agent_governor_full.js";
@@ -154,7 +155,7 @@ export function governToolCalls(given, givenOptions) {
     if (typeof run !== "function") throw typedError("invalid_input", `tools.${name}`, `tools.${name} must be a function`);
   }
   const { whitelist: givenWhitelist = [], keepOutputs = false, agentId = null, ...executorOptions } = options;
-  if (agentId !== null && (typeof agentId !== "string" || agentId.trim() === "")) {
+  if (agentId !== null && (typeof agentId !== "string" || isBlank(agentId))) {
     throw typedError("invalid_input", "options.agentId", "agentId must be the agent's id, as standing approvals name it");
   }
   const whitelist = readAt("options.whitelist", () => {

@@ -3,7 +3,7 @@
 // change is not applied (its approval stays usable), each refused with the rule's words.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, boardAndGuard } from "./edge-service-support.mjs";
+import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, boardAndGuard, holdApplies } from "./edge-service-support.mjs";
 
 const running = boardAndGuard();
 
@@ -73,14 +73,7 @@ test("at most one Apply in flight: while one is running, another is neither star
   const first = await ready();
   const second = await ready();
   assert.equal((await api.put("/v1/history-rules", { max_in_flight: 1 }, ADMIN)).status, 200);
-  let release;
-  const held = new Promise((resolve) => (release = resolve));
-  let arrived;
-  const applyArrived = new Promise((resolve) => (arrived = resolve));
-  board.hold = async () => {
-    arrived();
-    await held;
-  };
+  const { arrived: applyArrived, release } = holdApplies(board);
   const running1 = api.post("/v1/apply", first.decided.executor_request, AGENT);
   await applyArrived;
   board.hold = null;

@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import WebSocket from "ws";
 import { startTaskBoard } from "../../examples/task-board.mjs";
-import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, startGuardService } from "./edge-service-support.mjs";
+import { ADMIN, AGENT, INBOX, approve, nextNode, propose, registerEd25519, holdApplies, startGuardService } from "./edge-service-support.mjs";
 
 let board;
 let guard;
@@ -94,14 +94,7 @@ describe("oversized bodies", () => {
     const decided = await approve(api, approval, alice);
     assert.equal(decided.status, 200);
     // The skill holds the Apply until the flood has been sent.
-    let release;
-    const held = new Promise((resolve) => (release = resolve));
-    let arrived;
-    const applyArrived = new Promise((resolve) => (arrived = resolve));
-    board.hold = async () => {
-      arrived();
-      await held;
-    };
+    const { arrived: applyArrived, release } = holdApplies(board);
     const inFlight = api.post("/v1/apply", decided.body.executor_request, AGENT);
     await applyArrived;
     const big = new Uint8Array(NINE_MIB).fill(0x7b);

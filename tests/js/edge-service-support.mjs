@@ -91,6 +91,22 @@ export async function registerEd25519(api, approver, keyId) {
   return { ...key, keyId: body.key_id };
 }
 
+/**
+ * Holds every Apply the board receives from now on until `release()`: `arrived` resolves when the first one
+ * reaches the board (it is then counted, and its answer waits).
+ */
+export function holdApplies(board) {
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  let arrive;
+  const arrived = new Promise((resolve) => (arrive = resolve));
+  board.hold = async () => {
+    arrive();
+    await held;
+  };
+  return { arrived, release };
+}
+
 let nodeCounter = 0;
 /**
  * The demo task board and a guard service in front of it, for the tests of one file: started before them and

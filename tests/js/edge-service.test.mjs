@@ -9,6 +9,7 @@ import {
   INBOX,
   approve,
   draftOf,
+  holdApplies,
   humanAction,
   humanActionFor,
   nextNode,
@@ -483,14 +484,7 @@ describe("bad requests: typed 4xx, nothing stored", () => {
 describe("a restart between the upstream's Apply and the commit", () => {
   test("the approval is in_flight after restart, never applied again, and a human reconciles it", async () => {
     const approval = await approved();
-    let release;
-    const held = new Promise((resolve) => (release = resolve));
-    let arrived;
-    const applyArrived = new Promise((resolve) => (arrived = resolve));
-    board.hold = async () => {
-      arrived();
-      await held;
-    };
+    const { arrived: applyArrived, release } = holdApplies(board);
     const pending = api.post("/v1/apply", approval.executor_request, AGENT).catch((error) => ({ error }));
     await applyArrived;
     assert.equal(board.appliesFor(approval.approval_id), 1);

@@ -16,8 +16,9 @@ function readCondition(line, index, w) {
   const [, name, op, text] = match;
   const field = name.startsWith("/") ? name : `/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
   if (op === "at_most" || op === "at_least") {
-    const number = Number(text);
-    if (text.trim() === "" || !Number.isFinite(number)) throw new Error(w.mandateBadNumber(index + 1, text));
+    // A decimal number as written (JSON's form): `0x10`, `Infinity` or `1_000` is not read as some other number.
+    const number = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
+    if (!Number.isFinite(number)) throw new Error(w.mandateBadNumber(index + 1, text));
     return { field, op, value: number };
   }
   if (op === "one_of") return { field, op, value: text.split(",").map((part) => part.trim()).filter((part) => part !== "") };
