@@ -59,6 +59,11 @@ test("a standing approval made, read and signed in the inbox runs two changes un
   await page.click("#mandate-preview");
   await page.waitForFunction(() => document.getElementById("announcer").textContent.includes("condition 1"), null, { timeout: 10_000 });
   assert.equal(await page.isHidden("#mandate-draft"), true);
+  // A number is read only as a decimal: `0x10` is not taken for 16.
+  await page.fill("#mandate-conditions", "amount at_most 0x10");
+  await page.click("#mandate-preview");
+  await page.waitForFunction(() => document.getElementById("announcer").textContent.includes('needs a number, not "0x10"'), null, { timeout: 10_000 });
+  assert.equal(await page.isHidden("#mandate-draft"), true);
 
   await page.fill("#mandate-conditions", "to one_of in_progress, review");
   await page.fill("#mandate-uses", "3");
